@@ -1,0 +1,39 @@
+// Host API of the MACKO SpMV kernels: upload a host Macko<T> and run y = alpha*A*x + beta*y.
+// Host code includes this header only (no kernel source); kernels/macko_spmv.cu instantiates.
+//   T  (matrix values and x): half or bfloat16 (fp16/bf16 host types of reference/values)
+//   TY (y): half, bfloat16 or float
+#pragma once
+#include <cuda_runtime.h>
+
+#include "kernels/device_buffer.hpp"
+#include "reference/formats/macko.hpp"
+
+namespace warpsparse::gpu {
+
+template <class T>
+struct DeviceMacko {
+  std::int64_t rows = 0, cols = 0, nnz = 0, emitted = 0;
+  int delta_bits = 4;
+  bool wide = false;  // 64-bit row pointers
+  DeviceBuffer<T> values;
+  DeviceBuffer<std::uint8_t> deltas;
+  DeviceBuffer<std::uint32_t> row_ptr32;
+  DeviceBuffer<std::uint64_t> row_ptr64;
+  std::uint64_t bytes() const {
+    return values.bytes() + deltas.bytes() + row_ptr32.bytes() + row_ptr64.bytes();
+  }
+};
+
+// Validates the host matrix (every decoded column < cols) and copies it to the device.
+template <class T>
+DeviceMacko<T> upload_macko(const Macko<T>& a);
+
+// The schedule the kernel uses for this matrix when the caller does not pick one.
+macko::Schedule default_schedule(int delta_bits);
+
+// y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements.
+template <class T, class TY>
+void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float beta,
+                const macko::Schedule& sched, cudaStream_t stream = nullptr);
+
+}  // namespace warpsparse::gpu

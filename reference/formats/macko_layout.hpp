@@ -1,0 +1,99 @@
+// MACKO storage layout: the single definition shared by the host encoder, the warp models and the
+// CUDA kernels. Dependency-free (only <cstdint> and WS_HD) so nvcc and g++ include the same bytes.
+//
+// Format (macko-paper.txt §4.1, stored as in the paper's public implementation):
+//   values[]  emitted elements in row-major order; padding elements are zero.
+//   deltas[]  one b_Δ-bit field per emitted element: the number of zero columns skipped since the
+//             previously emitted element of the same row (the row starts before column 0).
+//             Packed 8/b_Δ per byte, lowest bits first.
+//   row_ptr[] R+1 element offsets into values/deltas.
+// A run of zeros longer than 2^b_Δ − 1 columns is broken by emitting a zero value ("padding")
+// after every 2^b_Δ − 1 skipped columns. Padding after a row's last nonzero is not emitted.
+// Both arrays are zero-padded at the end to a multiple of kAlignUnit(b_Δ) elements, which keeps
+// every lane's vector load of values and deltas inside the arrays.
+#pragma once
+#include <cstdint>
+
+#include "reference/common/hd.hpp"
+
+namespace warpsparse::macko {
+
+inline constexpr int kWarpLanes = 32;
+// Elements each lane owns per step: 8 values (16 B of fp16) and 8 deltas.
+inline constexpr int kElemsPerLane = 8;
+inline constexpr int kElemsPerStep = kWarpLanes * kElemsPerLane;  // 256
+
+WS_HD constexpr bool valid_delta_bits(int db) { return db == 1 || db == 2 || db == 4 || db == 8; }
+WS_HD constexpr bool valid_value_bits(int vb) { return vb == 8 || vb == 16 || vb == 32; }
+
+// Largest number of zero columns one delta can skip.
+WS_HD constexpr int max_skip(int db) { return (1 << db) - 1; }
+WS_HD constexpr int deltas_per_byte(int db) { return 8 / db; }
+
+// Steps that share one 32-bit delta word per lane. For b_Δ = 4 a lane's 8 deltas are exactly one
+// 32-bit word. For b_Δ < 4 one warp-wide load of 32-bit words (128 B) covers 4/b_Δ steps and the
+// deltas are redistributed by shuffles (paper §4.4.1); for b_Δ = 8 each lane loads 64 bits a step.
+WS_HD constexpr int steps_per_delta_load(int db) { return db >= 4 ? 1 : 4 / db; }
+// Elements covered by one lane's delta load.
+WS_HD constexpr int elems_per_delta_word(int db) { return db >= 4 ? kElemsPerLane : 32 / db; }
+// Alignment unit of a warp's starting element (ROMA) and of the array lengths, in elements.
+WS_HD constexpr int align_unit(int db) { return kElemsPerLane * steps_per_delta_load(db); }
+// Elements one warp consumes per delta load: a "block" of steps_per_delta_load steps.
+WS_HD constexpr int elems_per_block(int db) { return kElemsPerStep * steps_per_delta_load(db); }
+
+WS_HD constexpr std::int64_t padded_length(std::int64_t emitted, int db) {
+  const std::int64_t u = align_unit(db);
+  return (emitted + u - 1) / u * u;
+}
+WS_HD constexpr std::int64_t delta_bytes(std::int64_t padded, int db) { return padded * db / 8; }
+
+// Field access for element e of the delta array (lowest bits first).
+WS_HD constexpr std::int64_t delta_byte_index(std::int64_t e, int db) { return e / deltas_per_byte(db); }
+WS_HD constexpr int delta_shift(std::int64_t e, int db) {
+  return static_cast<int>(e % deltas_per_byte(db)) * db;
+}
+WS_HD constexpr unsigned extract_delta(std::uint32_t word, int index_in_word, int db) {
+  return (word >> (index_in_word * db)) & static_cast<std::uint32_t>(max_skip(db));
+}
+
+// ROMA (reverse-offset memory alignment): a warp starts its row at the aligned offset at or
+// before the row start, so every load is a full aligned vector; the elements in front of the row
+// start belong to the previous row and are masked. A small object owns the trick so the model
+// and the kernel compute it identically.
+struct RowAligner {
+  std::int64_t begin;          // first element of the row
+  std::int64_t end;            // one past its last element
+  std::int64_t aligned_begin;  // begin rounded down to align_unit
+  WS_HD RowAligner(std::int64_t b, std::int64_t e, int db)
+      : begin(b), end(e), aligned_begin(b - b % align_unit(db)) {}
+  // Element offset e takes part in the row's dot product.
+  WS_HD bool owns(std::int64_t e) const { return e >= begin && e < end; }
+  // Elements loaded in front of the row (belonging to the previous row).
+  WS_HD int leading_masked() const { return static_cast<int>(begin - aligned_begin); }
+};
+
+// Schedule of a MACKO SpMV kernel. The kernel and its warp model both take this struct; the
+// fields that change arithmetic order (accumulators) are replayed exactly by the model, the
+// others (unroll, warps per block) change only which loads are in flight.
+struct Schedule {
+  int delta_bits = 4;
+  int warps_per_block = 4;
+  // Blocks of steps whose loads are issued before their arithmetic (memory-level parallelism).
+  int unroll_blocks = 2;
+  // Independent fp32 accumulators per lane: element i of a lane's 8 goes to accumulator
+  // i % lane_accumulators; they are summed (0+1, then +2, ...) before the warp reduction.
+  int lane_accumulators = 1;
+
+  WS_HD constexpr bool valid() const {
+    return valid_delta_bits(delta_bits) && warps_per_block >= 1 && warps_per_block <= 32 &&
+           unroll_blocks >= 1 && unroll_blocks <= 8 &&
+           (lane_accumulators == 1 || lane_accumulators == 2 || lane_accumulators == 4 ||
+            lane_accumulators == 8);
+  }
+};
+
+static_assert(align_unit(4) == 8 && align_unit(2) == 16 && align_unit(1) == 32 && align_unit(8) == 8);
+static_assert(elems_per_block(2) == 512, "paper §4.4.1: 128 B of 2-bit deltas cover two steps");
+static_assert(kElemsPerLane * 16 / 8 == 16, "one lane's fp16 values are one 16-byte vector");
+
+}  // namespace warpsparse::macko

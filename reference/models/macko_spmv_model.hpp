@@ -1,0 +1,177 @@
+// Warp-level model of the MACKO SpMV kernel (kernels/macko_spmv.cuh). One warp per row; the
+// model replays the kernel's loads, masks, shuffles and fp32 fused multiply-adds in the same
+// order, on 32 emulated lanes, so the two must agree bit for bit. Per row:
+//   1. lanes 0 and 1 load row_ptr[r], row_ptr[r+1]; shfl broadcasts them;
+//   2. ROMA: start at RowAligner::aligned_begin; elements outside [begin, end) are masked;
+//   3. per block: one delta load per lane (b_Δ < 4: one 32-bit word serves 4/b_Δ steps and is
+//      redistributed with shfl_sync, lane i of step s reading lane s·32/S + i/S);
+//   4. per step: each lane loads 8 values (one vector), sums its unmasked (delta+1), an
+//      exclusive shfl_up scan gives its starting column, lane 31's inclusive sum is broadcast
+//      as the next step's base;
+//   5. per owned element: gather x[col], acc[i % A] = fma(value, x, acc[i % A]);
+//   6. accumulators summed in order, butterfly reduction, y = alpha*acc + beta*y_old.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "reference/formats/macko.hpp"
+#include "reference/models/spmv_common.hpp"
+
+namespace warpsparse {
+
+template <class T, class TX, class TY>
+std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::span<const TY> y_old,
+                                 float alpha, float beta, const macko::Schedule& sched,
+                                 SpmvTraffic* traffic = nullptr) {
+  using namespace warp;
+  require(sched.valid(), "invalid MACKO schedule");
+  require(sched.delta_bits == a.delta_bits, "schedule delta bits " + std::to_string(sched.delta_bits) +
+                                                " differ from the matrix's " + std::to_string(a.delta_bits));
+  require(static_cast<std::int64_t>(x.size()) == a.cols, "x has " + std::to_string(x.size()) +
+                                                              " entries, expected cols = " + std::to_string(a.cols));
+  require(beta == 0.0f || static_cast<std::int64_t>(y_old.size()) == a.rows, "y has the wrong length");
+
+  const int db = a.delta_bits;
+  const int S = macko::steps_per_delta_load(db);
+  const int A = sched.lane_accumulators;
+  constexpr int kVecElems = int(16 / sizeof(T)) < macko::kElemsPerLane ? int(16 / sizeof(T)) : macko::kElemsPerLane;
+  constexpr int kVecs = macko::kElemsPerLane / kVecElems;  // 16-byte loads per lane per step
+
+  std::vector<std::uint64_t> ptr_copy(static_cast<std::size_t>(a.rows) + 1);
+  for (std::int64_t r = 0; r <= a.rows; ++r) ptr_copy[r] = static_cast<std::uint64_t>(a.row_ptr[r]);
+  std::vector<std::uint32_t> ptr32;
+  if (!a.row_ptr.wide) ptr32.assign(a.row_ptr.narrow.begin(), a.row_ptr.narrow.end());
+
+  GlobalArray<T> g_val("values", std::span<const T>(a.values));
+  GlobalArray<std::uint8_t> g_delta("deltas", std::span<const std::uint8_t>(a.deltas), 0x20000000);
+  GlobalArray<std::uint32_t> g_ptr32("row_ptr", std::span<const std::uint32_t>(ptr32), 0x30000000);
+  GlobalArray<std::uint64_t> g_ptr64("row_ptr", std::span<const std::uint64_t>(a.row_ptr.wide_ptr), 0x30000000);
+  GlobalArray<TX> g_x("x", x, 0x40000000);
+
+  SpmvTraffic local_traffic;
+  SpmvTraffic& tr = traffic ? *traffic : local_traffic;
+  std::vector<TY> y(static_cast<std::size_t>(a.rows));
+
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    // 1. row bounds: lanes 0 and 1 load, lane 0's and lane 1's values are broadcast.
+    const Lanes<std::int64_t> pidx = per_lane([&](int l) { return r + (l & 1); });
+    std::int64_t begin, end;
+    if (a.row_ptr.wide) {
+      const auto p = g_ptr64.gather(0x3u, pidx, &tr.row_ptr);
+      begin = static_cast<std::int64_t>(p[0]);
+      end = static_cast<std::int64_t>(p[1]);
+    } else {
+      const auto p = g_ptr32.gather(0x3u, pidx, &tr.row_ptr);
+      begin = p[0];
+      end = p[1];
+    }
+    const macko::RowAligner ra(begin, end, db);
+
+    Lanes<std::array<float, 8>> acc{};
+    std::int64_t base = -1;  // column of the last element before this step (row starts at -1)
+
+    for (std::int64_t blk = ra.aligned_begin; blk < end; blk += macko::elems_per_block(db)) {
+      // 3. delta load for the block.
+      const int wbytes = db == 8 ? 8 : 4;
+      const std::int64_t welems = macko::elems_per_delta_word(db);
+      const std::uint32_t dactive = ballot_sync(kFullMask, per_lane([&](int l) { return blk + welems * l < end; }));
+      const Lanes<std::int64_t> didx = per_lane([&](int l) { return macko::delta_byte_index(blk + welems * l, db); });
+      Lanes<std::uint64_t> dword{};
+      if (wbytes == 8) {
+        const auto w = g_delta.load<8>(dactive, didx, &tr.deltas);
+        for (int l = 0; l < kWarpSize; ++l) std::memcpy(&dword[l], w[l].data(), 8);
+      } else {
+        const auto w = g_delta.load<4>(dactive, didx, &tr.deltas);
+        for (int l = 0; l < kWarpSize; ++l) {
+          std::uint32_t u = 0;
+          std::memcpy(&u, w[l].data(), 4);
+          dword[l] = u;
+        }
+      }
+      for (int l = 0; l < kWarpSize; ++l)
+        if (!lane_in(dactive, l)) dword[l] = 0;
+
+      for (int s = 0; s < S; ++s) {
+        const std::int64_t step = blk + std::int64_t{macko::kElemsPerStep} * s;
+        if (step >= end) break;  // warp-uniform
+        // Deltas of this step's 8 elements, as one field-per-element list per lane.
+        Lanes<std::uint64_t> mine = dword;
+        if (S > 1) {
+          const Lanes<int> src = per_lane([&](int l) { return s * (kWarpSize / S) + l / S; });
+          mine = shfl_sync(kFullMask, dword, src);
+          for (int l = 0; l < kWarpSize; ++l) mine[l] >>= (l % S) * macko::kElemsPerLane * db;
+        }
+        // 4. values.
+        const std::uint32_t vactive =
+            ballot_sync(kFullMask, per_lane([&](int l) { return step + macko::kElemsPerLane * l < end; }));
+        Lanes<std::array<T, 8>> vals{};
+        for (int v = 0; v < kVecs; ++v) {
+          const Lanes<std::int64_t> vidx =
+              per_lane([&](int l) { return step + std::int64_t{macko::kElemsPerLane} * l + v * kVecElems; });
+          const auto part = g_val.template load<kVecElems>(vactive, vidx, &tr.values);
+          for (int l = 0; l < kWarpSize; ++l)
+            for (int i = 0; i < kVecElems; ++i) vals[l][v * kVecElems + i] = part[l][i];
+        }
+        Lanes<std::array<int, 8>> inc{};
+        Lanes<int> local{};
+        for (int l = 0; l < kWarpSize; ++l) {
+          int sum = 0;
+          for (int i = 0; i < macko::kElemsPerLane; ++i) {
+            const std::int64_t e = step + std::int64_t{macko::kElemsPerLane} * l + i;
+            const int d = static_cast<int>((mine[l] >> (i * db)) & static_cast<std::uint64_t>(macko::max_skip(db)));
+            inc[l][i] = ra.owns(e) ? d + 1 : 0;
+            sum += inc[l][i];
+          }
+          local[l] = sum;
+        }
+        const Lanes<int> excl = exclusive_scan_shfl_up(kFullMask, local);
+        // 5. columns, gathers and FMAs, element by element (one gather instruction each).
+        Lanes<std::int64_t> col = per_lane([&](int l) { return base + excl[l]; });
+        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+          std::uint32_t gactive = 0;
+          Lanes<std::int64_t> xidx{};
+          for (int l = 0; l < kWarpSize; ++l) {
+            if (inc[l][i] == 0) continue;
+            col[l] += inc[l][i];
+            xidx[l] = col[l];
+            gactive |= 1u << l;
+          }
+          const Lanes<TX> xv = g_x.gather(gactive, xidx, &tr.x);
+          for (int l = 0; l < kWarpSize; ++l)
+            if (lane_in(gactive, l))
+              acc[l][i % A] = std::fma(to_float(vals[l][i]), to_float(xv[l]), acc[l][i % A]);
+        }
+        const Lanes<std::int64_t> incl = per_lane([&](int l) { return base + excl[l] + local[l]; });
+        base = shfl_sync(kFullMask, incl, 31)[0];
+      }
+    }
+    // 6. accumulators, warp reduction, epilogue.
+    Lanes<float> lane_sum{};
+    for (int l = 0; l < kWarpSize; ++l) {
+      float s = acc[l][0];
+      for (int k = 1; k < A; ++k) s = s + acc[l][k];
+      lane_sum[l] = s;
+    }
+    const float sum = spmv_detail::warp_reduce_sum(lane_sum);
+    y[r] = spmv_detail::epilogue<TY>(sum, alpha, beta, y_old, r);
+    tr.y.instructions += 1;
+    tr.y.bytes_requested += sizeof(TY) * (beta != 0.0f ? 2 : 1);
+    tr.y.sectors += beta != 0.0f ? 2 : 1;
+    tr.y.lines += beta != 0.0f ? 2 : 1;
+  }
+  return y;
+}
+
+// Longest fp32 accumulation chain of one row under a schedule, for SpmvBound: elements per
+// accumulator per lane, plus the accumulator sum and the 5 butterfly levels.
+inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits, const macko::Schedule& s) {
+  const std::int64_t unit = macko::align_unit(delta_bits);
+  const std::int64_t steps = (row_elements + unit - 1 + macko::kElemsPerStep - 1) / macko::kElemsPerStep + 1;
+  const std::int64_t per_acc = steps * ((macko::kElemsPerLane + s.lane_accumulators - 1) / s.lane_accumulators);
+  return per_acc + (s.lane_accumulators - 1) + 5;
+}
+
+}  // namespace warpsparse

@@ -1,0 +1,89 @@
+// Shared pieces of the SpMV warp models: per-array traffic counters, the fp32 warp reduction
+// and the epilogue y = alpha*acc + beta*y, written with the roundings the kernels use.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "reference/values/value_types.hpp"
+#include "reference/warp/memory.hpp"
+#include "reference/warp/shuffle.hpp"
+
+namespace warpsparse {
+
+// Bytes the emulated warps asked for and the sectors they touched, per array.
+struct SpmvTraffic {
+  warp::MemoryStats values, deltas, row_ptr, x, y;
+  warp::MemoryStats total() const {
+    warp::MemoryStats t;
+    t += values;
+    t += deltas;
+    t += row_ptr;
+    t += x;
+    t += y;
+    return t;
+  }
+};
+
+namespace spmv_detail {
+
+// Butterfly reduction (shfl_xor 16, 8, 4, 2, 1): every lane ends with the same fp32 sum.
+inline float warp_reduce_sum(warp::Lanes<float> v) {
+  for (int off = 16; off >= 1; off >>= 1) {
+    const auto o = warp::shfl_xor_sync(warp::kFullMask, v, off);
+    for (int l = 0; l < warp::kWarpSize; ++l) v[l] = v[l] + o[l];
+  }
+  return v[0];
+}
+
+// y = alpha*acc (+ beta*y_old when beta != 0; y_old is not read otherwise), as the kernels:
+// __fmul_rn then __fmaf_rn, then one rounding to the output type.
+template <class TY>
+TY epilogue(float acc, float alpha, float beta, std::span<const TY> y_old, std::int64_t r) {
+  float out = alpha * acc;
+  if (beta != 0.0f) out = std::fma(beta, to_float(y_old[r]), out);
+  return from_float<TY>(out);
+}
+
+}  // namespace spmv_detail
+
+// Double-precision oracle over decoded rows: y = alpha * A x + beta * y_old.
+template <class T, class TX, class TY>
+std::vector<double> spmv_oracle(const SparseRows<T>& a, std::span<const TX> x, std::span<const TY> y_old,
+                                double alpha, double beta) {
+  std::vector<double> y(static_cast<std::size_t>(a.rows));
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    double s = 0;
+    for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      s += double(to_float(a.val[k])) * double(to_float(x[a.col[k]]));
+    y[r] = alpha * s + (beta != 0 ? beta * double(to_float(y_old[r])) : 0.0);
+  }
+  return y;
+}
+
+// Forward error bound of an fp32 dot product evaluated with fused multiply-adds along chains of
+// at most `chain` terms and `tree` further additions (Higham, Accuracy and Stability, §3.1):
+//   |fl(s) - s| <= gamma_k * sum|p_i|,  k = chain + tree,  gamma_k = k u / (1 - k u), u = 2^-24.
+// The epilogue adds two roundings (alpha*, fma with beta) and the output conversion adds
+// u_out * |y|. A small absolute term covers products that underflow fp32.
+struct SpmvBound {
+  double gamma(std::int64_t k) const {
+    const double u = std::ldexp(1.0, -24);
+    return double(k) * u / (1.0 - double(k) * u);
+  }
+  // abs_sum = |alpha| * sum |a_i x_i| + |beta * y_old|; out_unit = unit roundoff of the output.
+  double bound(std::int64_t k, double abs_sum, double y_exact, double out_unit, std::int64_t terms) const {
+    return gamma(k + 2) * abs_sum * (1 + out_unit) + out_unit * std::abs(y_exact) +
+           double(terms + 2) * std::ldexp(1.0, -126);
+  }
+};
+
+template <class T>
+constexpr double unit_roundoff() {
+  if constexpr (std::is_same_v<T, half>) return std::ldexp(1.0, -11);
+  else if constexpr (std::is_same_v<T, bfloat16>) return std::ldexp(1.0, -8);
+  else return std::ldexp(1.0, -24);
+}
+
+}  // namespace warpsparse

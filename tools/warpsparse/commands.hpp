@@ -1,0 +1,13 @@
+// Subcommands of the warpsparse CLI. Each part of the project registers its own in its own file;
+// main.cpp only collects them. A callback throws warpsparse::Error for bad input; main prints it
+// on one line and exits 1.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace warpsparse::cli {
+
+void register_format_commands(CLI::App& app);    // encode, inspect, verify  (cmd_format.cpp)
+void register_analysis_commands(CLI::App& app);  // effd, study, report      (cmd_analysis.cpp)
+void register_bench_commands(CLI::App& app);     // bench                    (cmd_bench.cpp)
+
+}  // namespace warpsparse::cli
