@@ -1,0 +1,164 @@
+// MACKO SpMV kernel (device code). Its warp model is reference/models/macko_spmv_model.hpp:
+// same loads, masks, shuffles and fp32 roundings in the same order, so the outputs agree bit
+// for bit. Layout rules come from reference/formats/macko_layout.hpp only.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "reference/formats/macko_layout.hpp"
+
+namespace warpsparse::gpu::detail {
+
+__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_f32(float v) { return v; }
+template <class TY> __device__ __forceinline__ TY from_f32(float v);
+template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
+
+// Streaming loads: matrix bytes are read once, so they bypass L1 and keep it for x.
+__device__ __forceinline__ uint4 ld_stream16(const void* p) {
+  uint4 r;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ std::uint64_t ld_stream8(const void* p) {
+  std::uint64_t r;
+  asm volatile("ld.global.nc.L1::no_allocate.u64 %0, [%1];" : "=l"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t ld_stream4(const void* p) {
+  std::uint32_t r;
+  asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(r) : "l"(p));
+  return r;
+}
+
+// Exclusive prefix sum over the warp: the 5-step shfl_up ladder (paper Algorithm 1).
+__device__ __forceinline__ int warp_exclusive_scan(int v, int lane) {
+  int acc = v;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const int up = __shfl_up_sync(0xffffffffu, acc, off);
+    if (lane >= off) acc += up;
+  }
+  return acc - v;
+}
+
+// Compile-time part of a schedule (see macko::Schedule).
+template <int DB, int ACC, int UNROLL, bool WIDE>
+struct KernelConfig {
+  static constexpr int kDeltaBits = DB;
+  static constexpr int kAcc = ACC;
+  static constexpr int kUnroll = UNROLL;
+  static constexpr bool kWide = WIDE;
+  static constexpr int kSteps = macko::steps_per_delta_load(DB);   // steps per delta word
+  static constexpr int kBlock = macko::elems_per_block(DB);         // elements per block
+  static constexpr int kWordElems = macko::elems_per_delta_word(DB);
+  using DeltaWord = std::conditional_t<DB == 8, std::uint64_t, std::uint32_t>;
+  static_assert(macko::valid_delta_bits(DB));
+  static_assert(ACC == 1 || ACC == 2 || ACC == 4 || ACC == 8);
+  static_assert(UNROLL >= 1 && UNROLL <= 8);
+};
+
+// One warp per row. T: __half or __nv_bfloat16 (values and x); TY: output type.
+template <class Cfg, class T, class TY>
+__global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
+                                  const void* __restrict__ row_ptr, const T* __restrict__ x,
+                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
+  static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
+  constexpr int DB = Cfg::kDeltaBits;
+  constexpr int S = Cfg::kSteps;
+  using DeltaWord = typename Cfg::DeltaWord;
+  const int lane = threadIdx.x & 31;
+  const std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (row >= rows) return;  // whole warp: no row pointer is read past rows
+
+  // Row bounds: lanes 0 and 1 load row_ptr[row] and row_ptr[row + 1], shuffles broadcast them.
+  std::uint64_t p = 0;
+  if (lane < 2) {
+    if constexpr (Cfg::kWide) p = static_cast<const std::uint64_t*>(row_ptr)[row + lane];
+    else p = static_cast<const std::uint32_t*>(row_ptr)[row + lane];
+  }
+  const std::int64_t begin = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 0));
+  const std::int64_t end = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 1));
+  const macko::RowAligner ra(begin, end, DB);
+
+  float acc[Cfg::kAcc];
+#pragma unroll
+  for (int k = 0; k < Cfg::kAcc; ++k) acc[k] = 0.0f;
+  std::int64_t base = -1;
+
+  for (std::int64_t blk0 = ra.aligned_begin; blk0 < end; blk0 += std::int64_t{Cfg::kUnroll} * Cfg::kBlock) {
+    // Issue every load of UNROLL blocks before any arithmetic (bytes in flight).
+    DeltaWord dw[Cfg::kUnroll];
+    uint4 vv[Cfg::kUnroll][S];
+#pragma unroll
+    for (int u = 0; u < Cfg::kUnroll; ++u) {
+      const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
+      const std::int64_t wstart = blk + std::int64_t{Cfg::kWordElems} * lane;
+      dw[u] = 0;
+      if (wstart < end) {
+        const std::uint8_t* dp = deltas + macko::delta_byte_index(wstart, DB);
+        if constexpr (DB == 8) dw[u] = ld_stream8(dp);
+        else dw[u] = ld_stream4(dp);
+      }
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        const std::int64_t chunk = blk + std::int64_t{macko::kElemsPerStep} * s + macko::kElemsPerLane * lane;
+        vv[u][s] = make_uint4(0, 0, 0, 0);
+        if (chunk < end) vv[u][s] = ld_stream16(values + chunk);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < Cfg::kUnroll; ++u) {
+      const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        const std::int64_t step = blk + std::int64_t{macko::kElemsPerStep} * s;
+        if (step >= end) break;  // warp-uniform
+        DeltaWord mine = dw[u];
+        if constexpr (S > 1) {
+          mine = __shfl_sync(0xffffffffu, dw[u], s * (32 / S) + lane / S);
+          mine >>= (lane % S) * macko::kElemsPerLane * DB;
+        }
+        const std::int64_t chunk = step + macko::kElemsPerLane * lane;
+        int inc[macko::kElemsPerLane];
+        int local = 0;
+#pragma unroll
+        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+          const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
+          inc[i] = ra.owns(chunk + i) ? d + 1 : 0;
+          local += inc[i];
+        }
+        const int excl = warp_exclusive_scan(local, lane);
+        const T* v = reinterpret_cast<const T*>(&vv[u][s]);
+        std::int64_t col = base + excl;
+#pragma unroll
+        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+          if (inc[i] != 0) {
+            col += inc[i];
+            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+          }
+        }
+        base = __shfl_sync(0xffffffffu, base + excl + local, 31);
+      }
+    }
+  }
+
+  float sum = acc[0];
+#pragma unroll
+  for (int k = 1; k < Cfg::kAcc; ++k) sum = __fadd_rn(sum, acc[k]);
+#pragma unroll
+  for (int off = 16; off >= 1; off >>= 1) sum = __fadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, off));
+  if (lane == 0) {
+    float out = __fmul_rn(alpha, sum);
+    if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
+    y[row] = from_f32<TY>(out);
+  }
+}
+
+}  // namespace warpsparse::gpu::detail
