@@ -151,7 +151,7 @@ std::string utc_timestamp_compact() { return format_time("%Y%m%dT%H%M%SZ"); }
 L2Flusher::L2Flusher(std::int64_t l2_bytes) {
   // At least 2x L2 and at least 64 MiB (in case the attribute reads 0).
   const std::int64_t bytes = std::max<std::int64_t>(2 * l2_bytes, std::int64_t{64} << 20);
-  buf_ = gpu::DeviceBuffer<std::uint4>(static_cast<std::size_t>((bytes + 15) / 16));
+  buf_ = gpu::DeviceBuffer<uint4>(static_cast<std::size_t>((bytes + 15) / 16));
   sink_ = gpu::DeviceBuffer<std::uint32_t>(1);
   WS_CUDA(cudaMemset(buf_.get(), 0, buf_.bytes()));
   WS_CUDA(cudaMemset(sink_.get(), 0, sink_.bytes()));

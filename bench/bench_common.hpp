@@ -56,7 +56,7 @@ class L2Flusher {
   std::int64_t bytes() const { return static_cast<std::int64_t>(buf_.bytes()); }
 
  private:
-  gpu::DeviceBuffer<std::uint4> buf_;
+  gpu::DeviceBuffer<uint4> buf_;
   gpu::DeviceBuffer<std::uint32_t> sink_;
 };
 

@@ -120,19 +120,20 @@ class ResultWriter {
     require(csv_.good() && jsonl_.good(), "cannot open result files in " + dir.string());
   }
   void write(const Row& row) {
-    if (keys_.empty()) {
+    // Check the whole row first: a rejected row leaves the files untouched.
+    if (!keys_.empty()) {
+      require(row.size() == keys_.size(), "result row has " + std::to_string(row.size()) +
+                                              " fields, header has " + std::to_string(keys_.size()));
+      for (std::size_t i = 0; i < row.size(); ++i)
+        require(row[i].key == keys_[i], "result row field '" + row[i].key + "' where the header has '" + keys_[i] + "'");
+    } else {
       for (std::size_t i = 0; i < row.size(); ++i) {
         keys_.push_back(row[i].key);
         csv_ << (i ? "," : "") << csv_escape(row[i].key);
       }
       csv_ << '\n';
     }
-    require(row.size() == keys_.size(), "result row has " + std::to_string(row.size()) + " fields, header has " +
-                                            std::to_string(keys_.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      require(row[i].key == keys_[i], "result row field '" + row[i].key + "' where the header has '" + keys_[i] + "'");
-      csv_ << (i ? "," : "") << format_value(row[i].value);
-    }
+    for (std::size_t i = 0; i < row.size(); ++i) csv_ << (i ? "," : "") << format_value(row[i].value);
     csv_ << '\n';
     csv_.flush();
     jsonl_ << to_json(row).dump() << '\n';
@@ -180,7 +181,10 @@ inline std::vector<std::string> split_list(std::string_view s, char sep = ',') {
 // "28672x8192" -> {28672, 8192}; "4096x4096x4096" -> three numbers.
 inline std::vector<std::int64_t> parse_dims(std::string_view s) {
   std::vector<std::int64_t> out;
-  for (const auto& p : split_list(s, 'x')) {
+  const auto parts = split_list(s, 'x');
+  require(!parts.empty() && parts.size() == static_cast<std::size_t>(std::count(s.begin(), s.end(), 'x')) + 1,
+          "bad dimensions '" + std::string(s) + "' (expected e.g. 4096x4096)");
+  for (const auto& p : parts) {
     std::size_t used = 0;
     long long v = 0;
     try {
