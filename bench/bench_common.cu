@@ -155,13 +155,14 @@ L2Flusher::L2Flusher(std::int64_t l2_bytes) {
   sink_ = gpu::DeviceBuffer<std::uint32_t>(1);
   WS_CUDA(cudaMemset(buf_.get(), 0, buf_.bytes()));
   WS_CUDA(cudaMemset(sink_.get(), 0, sink_.bytes()));
-}
-
-void L2Flusher::flush(cudaStream_t stream) {
   int sms = 0, dev = 0;
   WS_CUDA(cudaGetDevice(&dev));
   WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  flush_read_kernel<<<sms * 4, 512, 0, stream>>>(buf_.get(), static_cast<std::int64_t>(buf_.size()), sink_.get());
+  blocks_ = static_cast<unsigned>(std::max(sms, 1) * 4);
+}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  flush_read_kernel<<<blocks_, 512, 0, stream>>>(buf_.get(), static_cast<std::int64_t>(buf_.size()), sink_.get());
   WS_CUDA(cudaGetLastError());
 }
 

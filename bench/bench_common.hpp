@@ -58,6 +58,7 @@ class L2Flusher {
  private:
   gpu::DeviceBuffer<uint4> buf_;
   gpu::DeviceBuffer<std::uint32_t> sink_;
+  unsigned blocks_ = 0;
 };
 
 struct TimingConfig {
