@@ -146,22 +146,28 @@ Api* load_api(std::string& why) {
     why = failure;
     return nullptr;
   }
-  bool ok = bind(api.lib, "cusparseLtInit", api.init) && bind(api.lib, "cusparseLtDestroy", api.destroy) &&
-            bind(api.lib, "cusparseLtGetVersion", api.get_version) &&
-            bind(api.lib, "cusparseLtDenseDescriptorInit", api.dense_init) &&
-            bind(api.lib, "cusparseLtStructuredDescriptorInit", api.structured_init) &&
-            bind(api.lib, "cusparseLtMatDescriptorDestroy", api.mat_destroy) &&
-            bind(api.lib, "cusparseLtMatmulDescriptorInit", api.matmul_init) &&
-            bind(api.lib, "cusparseLtMatmulAlgSelectionInit", api.alg_init) &&
-            bind(api.lib, "cusparseLtMatmulPlanInit", api.plan_init) &&
-            bind(api.lib, "cusparseLtMatmulPlanDestroy", api.plan_destroy) &&
-            bind(api.lib, "cusparseLtMatmulGetWorkspace", api.get_workspace) &&
-            bind(api.lib, "cusparseLtSpMMAPruneCheck", api.prune_check) &&
-            bind(api.lib, "cusparseLtSpMMACompressedSize", api.compressed_size) &&
-            bind(api.lib, "cusparseLtSpMMACompress", api.compress) &&
-            bind(api.lib, "cusparseLtMatmul", api.matmul) && bind(api.lib, "cusparseLtMatmulSearch", api.search);
-  if (!ok) {
-    failure = api.path + " lacks a cuSPARSELt entry point this benchmark needs";
+  std::string missing;
+  auto need = [&](const char* name, auto& fn) {
+    if (!bind(api.lib, name, fn)) missing += std::string(missing.empty() ? "" : ", ") + name;
+  };
+  need("cusparseLtInit", api.init);
+  need("cusparseLtDestroy", api.destroy);
+  need("cusparseLtGetVersion", api.get_version);
+  need("cusparseLtDenseDescriptorInit", api.dense_init);
+  need("cusparseLtStructuredDescriptorInit", api.structured_init);
+  need("cusparseLtMatDescriptorDestroy", api.mat_destroy);
+  need("cusparseLtMatmulDescriptorInit", api.matmul_init);
+  need("cusparseLtMatmulAlgSelectionInit", api.alg_init);
+  need("cusparseLtMatmulPlanInit", api.plan_init);
+  need("cusparseLtMatmulPlanDestroy", api.plan_destroy);
+  need("cusparseLtMatmulGetWorkspace", api.get_workspace);
+  need("cusparseLtSpMMAPruneCheck", api.prune_check);
+  need("cusparseLtSpMMACompressedSize", api.compressed_size);
+  need("cusparseLtSpMMACompress", api.compress);
+  need("cusparseLtMatmul", api.matmul);
+  need("cusparseLtMatmulSearch", api.search);
+  if (!missing.empty()) {
+    failure = api.path + " lacks entry points this benchmark needs: " + missing;
     why = failure;
     dlclose(api.lib);
     api.lib = nullptr;

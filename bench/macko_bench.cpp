@@ -28,6 +28,8 @@
 
 #include "analysis/patterns.hpp"
 #include "bench/bench_common.hpp"
+#include "bench/cublas_check.hpp"
+#include "bench/paper_shapes.hpp"
 #include "bench/matrix_gen.hpp"
 #include "kernels/csr_spmv.hpp"
 #include "reference/models/spmv_common.hpp"
@@ -44,26 +46,14 @@ using namespace warpsparse::bench;
 
 namespace {
 
-// macko-paper.txt Appendix D: rows x cols of the benchmarked weight matrices.
-constexpr std::int64_t kPaperShapes[][2] = {
-    {4096, 4096},   {8192, 8192},   {8192, 29568},  {32000, 5120},  {32000, 8192},  {28672, 8192},
-    {5120, 5120},   {5120, 13824},  {3584, 20480},  {4096, 11008},  {13824, 5120},  {18944, 3584},
-    {14336, 4096},  {4096, 14336},  {8192, 28672},  {11008, 4096},  {32000, 4096},  {20480, 3584},
-    {3584, 18944},  {21504, 7168},  {7168, 7168},   {28672, 7168},  {7168, 28672},  {27648, 9216},
-    {9216, 9216},   {36864, 9216},  {9216, 36864},  {36864, 12288}, {12288, 12288}, {49152, 12288},
-    {12288, 49152}};
 constexpr const char* kQuickShapes = "4096x4096,12288x12288,28672x8192,36864x12288";
 constexpr const char* kQuickDensities = "1.0,0.7,0.5,0.3,0.1,0.05";
 constexpr const char* kFullDensities = "1.0,0.9,0.8,0.7,0.6,0.5,0.4,0.3,0.2,0.1,0.05";
 constexpr const char* kQuickPatternShapes = "12288x12288";
 
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cublasGetStatusString(s));
-}
 void check_cusparse(cusparseStatus_t s, const char* what) {
   if (s != CUSPARSE_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cusparseGetErrorString(s));
 }
-#define WS_CUBLAS(call) check_cublas((call), #call)
 #define WS_CUSPARSE(call) check_cusparse((call), #call)
 
 struct Options {
@@ -99,7 +89,7 @@ std::string fmt(const char* f, double v) {
 std::vector<std::array<std::int64_t, 2>> parse_shapes(const std::string& s) {
   std::vector<std::array<std::int64_t, 2>> out;
   if (s == "all" || s == "paper") {
-    for (const auto& p : kPaperShapes) out.push_back({p[0], p[1]});
+    for (const auto& p : kPaperShapes) out.push_back(p);
     return out;
   }
   for (const auto& item : split_list(s)) {
@@ -456,6 +446,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       const std::size_t half_bytes = std::max<std::uint64_t>(bytes / 2, 16);
       gpu::DeviceBuffer<std::uint8_t> src(half_bytes), dst(half_bytes);
       WS_CUDA(cudaMemset(src.get(), 0x3c, half_bytes));
+      WS_CUDA(cudaDeviceSynchronize());
       Measured r;
       r.kernel = "copy";
       r.bytes = 2 * half_bytes;

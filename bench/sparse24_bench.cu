@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "bench/bench_common.hpp"
+#include "bench/cublas_check.hpp"
+#include "bench/paper_shapes.hpp"
 #include "bench/gemm24_kernel.hpp"
 #include "reference/values/value_types.hpp"
 
@@ -35,22 +37,11 @@ using namespace warpsparse::bench;
 
 namespace {
 
-constexpr std::int64_t kPaperShapes[][2] = {
-    {4096, 4096},   {8192, 8192},   {8192, 29568},  {32000, 5120},  {32000, 8192},  {28672, 8192},
-    {5120, 5120},   {5120, 13824},  {3584, 20480},  {4096, 11008},  {13824, 5120},  {18944, 3584},
-    {14336, 4096},  {4096, 14336},  {8192, 28672},  {11008, 4096},  {32000, 4096},  {20480, 3584},
-    {3584, 18944},  {21504, 7168},  {7168, 7168},   {28672, 7168},  {7168, 28672},  {27648, 9216},
-    {9216, 9216},   {36864, 9216},  {9216, 36864},  {36864, 12288}, {12288, 12288}, {49152, 12288},
-    {12288, 49152}};
 constexpr const char* kCubes = "4096x4096x4096,8192x8192x8192";
 constexpr const char* kQuickWeights = "4096x4096,12288x12288,28672x8192";
 constexpr const char* kQuickTokens = "16,512,4096";
 constexpr const char* kFullTokens = "16,128,512,2048,4096";
 
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cublasGetStatusString(s));
-}
-#define WS_CUBLAS(call) check_cublas((call), #call)
 
 // --- inputs, generated on the device from a counter-based hash (no host round trip) --------------
 __device__ __forceinline__ std::uint64_t mix64(std::uint64_t z) {
@@ -158,7 +149,7 @@ std::vector<Case> build_cases(const Options& o) {
   }
   std::vector<std::array<std::int64_t, 2>> ws;
   if (o.weights == "paper" || o.weights == "all") {
-    for (const auto& p : kPaperShapes) ws.push_back({p[0], p[1]});
+    for (const auto& p : kPaperShapes) ws.push_back(p);
   } else {
     for (const auto& s : split_list(o.weights)) {
       const auto d = parse_dims(s);
