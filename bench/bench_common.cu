@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 
 #if __has_include("ws_git_commit.h")
 #include "ws_git_commit.h"  // generated at build time by bench/cmake/git_commit.cmake
@@ -230,6 +232,16 @@ void require_device_memory(std::uint64_t need, const std::string& what) {
     throw Error(what + " needs " + std::to_string(need >> 20) + " MiB of device memory, but only " +
                 std::to_string(free_b >> 20) + " MiB of " + std::to_string(total_b >> 20) +
                 " MiB are free (512 MiB kept in reserve)");
+}
+
+std::unique_ptr<ResultWriter> open_results(const std::string& out, const DeviceInfo& d, const std::string& prefix,
+                                           const nlohmann::ordered_json& meta) {
+  const std::filesystem::path dir = std::filesystem::path(out) / sanitize_name(d.name);
+  const std::string stem = prefix + "_" + utc_timestamp_compact();
+  auto w = std::make_unique<ResultWriter>(dir, stem);
+  std::ofstream(dir / (stem + ".meta.json")) << meta.dump(2) << '\n';
+  std::fprintf(stderr, "# results: %s\n", w->csv_path().c_str());
+  return w;
 }
 
 nlohmann::ordered_json run_metadata(const DeviceInfo& d, double copy_gbps, const std::string& program,

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "analysis/patterns.hpp"
+#include "bench/bench_cli.hpp"
 #include "bench/bench_common.hpp"
 #include "bench/cublas_check.hpp"
 #include "bench/paper_shapes.hpp"
@@ -56,8 +57,7 @@ void check_cusparse(cusparseStatus_t s, const char* what) {
 }
 #define WS_CUSPARSE(call) check_cusparse((call), #call)
 
-struct Options {
-  bool full = false;
+struct Options : CommonOptions {
   std::string shapes, densities, patterns = "all", pattern_shapes;
   double pattern_density = 0.5;
   std::string value_types = "fp16";
@@ -65,12 +65,8 @@ struct Options {
   std::string warps_per_block, unroll_blocks, lane_accumulators;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy";
   int csr_warps_per_block = 8;
-  int warmup = 100, iters = 200;
-  bool no_flush = false;
-  std::string out = "bench/results";
   int threads = default_threads();
-  std::uint64_t seed = 1;
-  bool dry_run = false, host_only = false;
+  bool host_only = false;
 };
 
 struct Case {
@@ -525,11 +521,11 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
 int main(int argc, char** argv) {
   CLI::App app{"ws_bench_macko: MACKO SpMV vs cuBLAS GEMV, cuSPARSE CSR, our CSR kernel and a D2D copy"};
   Options o;
-  bool quick = false;
-  app.add_flag("--quick", quick, "quick subset (default): shapes " + std::string(kQuickShapes) + ", densities " +
-                                     kQuickDensities + ", pattern families on " + kQuickPatternShapes);
-  app.add_flag("--full", o.full, "all 31 shapes of macko-paper.txt Appendix D, densities " + std::string(kFullDensities) +
-                                     ", pattern families on the quick shapes");
+  add_common_options(app, o,
+                     std::string("shapes ") + kQuickShapes + ", densities " + kQuickDensities +
+                         ", pattern families on " + kQuickPatternShapes,
+                     "all 31 shapes of macko-paper.txt Appendix D, densities " + std::string(kFullDensities) +
+                         ", pattern families on the quick shapes");
   app.add_option("--shapes", o.shapes, "ROWSxCOLS list, or 'paper' for all 31");
   app.add_option("--densities", o.densities, "densities of the exact-nnz uniform pattern");
   app.add_option("--patterns", o.patterns, "pattern families run at --pattern-density: 'all', 'none' or a list")
@@ -543,19 +539,9 @@ int main(int argc, char** argv) {
   app.add_option("--lane-accumulators", o.lane_accumulators, "MACKO schedules: list swept");
   app.add_option("--kernels", o.kernels, "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy")->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed launches before timing (>= 100 for reported numbers)")->capture_default_str();
-  app.add_option("--iters", o.iters, "timed launches (>= 200 for reported numbers)")->capture_default_str();
-  app.add_flag("--no-flush", o.no_flush, "do not flush L2 between timed launches (warm-cache numbers)");
-  app.add_option("--out", o.out, "results go to OUT/<gpu name>/")->capture_default_str();
   app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();
-  app.add_option("--seed", o.seed, "base seed (each case derives its own)")->capture_default_str();
-  app.add_flag("--dry-run", o.dry_run, "list the cases and exit");
   app.add_flag("--host-only", o.host_only, "generate, encode and compute the oracle only (no GPU; timing of the host side)");
   CLI11_PARSE(app, argc, argv);
-  if (quick && o.full) {
-    std::fprintf(stderr, "error: --quick and --full exclude each other\n");
-    return 2;
-  }
 
   try {
     if (o.shapes.empty()) o.shapes = o.full ? "paper" : kQuickShapes;
@@ -598,7 +584,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "# note: warmup %d / iters %d are below the 100 / 200 the method asks for reported numbers\n",
                    o.warmup, o.iters);
     ctx.dev = query_device_info(0);
-    ctx.timing = TimingConfig{o.warmup, o.iters, !o.no_flush};
+    ctx.timing = o.timing();
     ctx.flusher = std::make_unique<L2Flusher>(ctx.dev.l2_bytes);
     WS_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
     WS_CUBLAS(cublasCreate(&ctx.cublas));
@@ -609,9 +595,7 @@ int main(int argc, char** argv) {
     ctx.copy_gbps = measure_copy_bandwidth(std::int64_t{1} << 30, TimingConfig{10, 50, true}, *ctx.flusher, ctx.stream);
     ctx.commit = git_commit();
     ctx.timestamp = utc_timestamp();
-    std::string args;
-    for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
-    auto meta = run_metadata(ctx.dev, ctx.copy_gbps, "ws_bench_macko", args);
+    auto meta = run_metadata(ctx.dev, ctx.copy_gbps, "ws_bench_macko", command_line(argc, argv));
     int cublas_ver = 0, cusparse_ver = 0;
     cublasGetVersion(ctx.cublas, &cublas_ver);
     cusparseGetVersion(ctx.cusparse, &cusparse_ver);
@@ -622,11 +606,7 @@ int main(int argc, char** argv) {
     meta["macko_built"] = bool(WS_BENCH_HAVE_MACKO);
     meta["oracle"] = "double precision on the host over every row; pass iff every element is finite and within the "
                      "fp32 forward error bound of its row";
-    const std::filesystem::path dir = std::filesystem::path(o.out) / sanitize_name(ctx.dev.name);
-    const std::string stem = "macko_" + utc_timestamp_compact();
-    ctx.writer = std::make_unique<ResultWriter>(dir, stem);
-    std::ofstream(dir / (stem + ".meta.json")) << meta.dump(2) << '\n';
-    std::fprintf(stderr, "# results: %s\n", ctx.writer->csv_path().c_str());
+    ctx.writer = open_results(o.out, ctx.dev, "macko", meta);
 
     std::size_t i = 0, errors = 0;
     for (const auto& c : cases)

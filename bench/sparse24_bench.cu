@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_cli.hpp"
 #include "bench/bench_common.hpp"
 #include "bench/cublas_check.hpp"
 #include "bench/paper_shapes.hpp"
@@ -118,15 +119,11 @@ class CublasDense final : public Gemm24Kernel {
   float alpha_ = 1.0f, beta_ = 0.0f;
 };
 
-struct Options {
-  bool full = false;
+struct Options : CommonOptions {
   std::string sizes, weights, tokens;
   std::string kernels = "cublas_dense,cusparselt,warpsparse";
-  int warmup = 100, iters = 200;
-  bool no_flush = false, no_search = false, dry_run = false;
+  bool no_search = false;
   int sample_rows = 16, sample_cols = 64;
-  std::string out = "bench/results";
-  std::uint64_t seed = 1;
 };
 
 struct Case {
@@ -274,28 +271,16 @@ struct Result {
 int main(int argc, char** argv) {
   CLI::App app{"ws_bench_sparse24: 2:4 bf16 GEMM — dense cuBLAS, cuSPARSELt and the warpsparse kernels"};
   Options o;
-  bool quick = false;
-  app.add_flag("--quick", quick, std::string("quick subset (default): ") + kCubes + " and weights " + kQuickWeights +
-                                     " x tokens " + kQuickTokens);
-  app.add_flag("--full", o.full, std::string("cubes and all 31 weight shapes x tokens ") + kFullTokens);
+  add_common_options(app, o, std::string(kCubes) + " and weights " + kQuickWeights + " x tokens " + kQuickTokens,
+                     std::string("cubes and all 31 weight shapes x tokens ") + kFullTokens);
   app.add_option("--sizes", o.sizes, "MxNxK list (plain GEMMs)");
   app.add_option("--weights", o.weights, "weight shapes ROWSxCOLS (M x K), or 'paper'; 'none' for none");
   app.add_option("--tokens", o.tokens, "token counts N for the weight shapes");
   app.add_option("--kernels", o.kernels, "subset of cublas_dense,cusparselt,warpsparse")->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed launches before timing")->capture_default_str();
-  app.add_option("--iters", o.iters, "timed launches")->capture_default_str();
-  app.add_flag("--no-flush", o.no_flush, "do not flush L2 between timed launches");
   app.add_flag("--no-search", o.no_search, "skip cusparseLtMatmulSearch (use the default configuration)");
   app.add_option("--sample-rows", o.sample_rows, "rows of C checked against the double oracle")->capture_default_str();
   app.add_option("--sample-cols", o.sample_cols, "columns of C checked against the double oracle")->capture_default_str();
-  app.add_option("--out", o.out, "results go to OUT/<gpu name>/")->capture_default_str();
-  app.add_option("--seed", o.seed, "input seed")->capture_default_str();
-  app.add_flag("--dry-run", o.dry_run, "list the cases and exit");
   CLI11_PARSE(app, argc, argv);
-  if (quick && o.full) {
-    std::fprintf(stderr, "error: --quick and --full exclude each other\n");
-    return 2;
-  }
   try {
     if (o.sizes.empty()) o.sizes = kCubes;
     if (o.sizes == "none") o.sizes.clear();
@@ -321,7 +306,7 @@ int main(int argc, char** argv) {
       return std::find(ks.begin(), ks.end(), k) != ks.end();
     };
     const DeviceInfo dev = query_device_info(0);
-    const TimingConfig timing{o.warmup, o.iters, !o.no_flush};
+    const TimingConfig timing = o.timing();
     L2Flusher flusher(dev.l2_bytes);
     cudaStream_t stream = nullptr;
     WS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -354,9 +339,7 @@ int main(int argc, char** argv) {
       for (auto& k : ours) kernels.push_back(std::move(k));
     }
 
-    std::string args;
-    for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
-    auto meta = run_metadata(dev, copy_gbps, "ws_bench_sparse24", args);
+    auto meta = run_metadata(dev, copy_gbps, "ws_bench_sparse24", command_line(argc, argv));
     meta["cublas_version"] = cublas_version;
     meta["cusparselt"] = cslt_status;
     meta["cusparselt_search"] = !o.no_search;
@@ -364,11 +347,8 @@ int main(int argc, char** argv) {
     meta["iters"] = o.iters;
     meta["oracle"] = "non-finite scan of all of C; double-precision oracle on sample_rows x sample_cols elements";
     const std::string commit = git_commit(), stamp = utc_timestamp();
-    const std::filesystem::path dir = std::filesystem::path(o.out) / sanitize_name(dev.name);
-    const std::string stem = "sparse24_" + utc_timestamp_compact();
-    ResultWriter writer(dir, stem);
-    std::ofstream(dir / (stem + ".meta.json")) << meta.dump(2) << '\n';
-    std::fprintf(stderr, "# results: %s\n", writer.csv_path().c_str());
+    const auto writer_ptr = open_results(o.out, dev, "sparse24", meta);
+    ResultWriter& writer = *writer_ptr;
 
     std::vector<std::string> table;
     int failures = 0, errors = 0;
