@@ -48,6 +48,22 @@ __device__ __forceinline__ int warp_exclusive_scan(int v, int lane) {
   return acc - v;
 }
 
+// Sum of the 8 delta fields of one lane's word (SWAR: nibbles to bytes, then dp4a sums bytes).
+template <int DB, class W>
+__device__ __forceinline__ int delta_sum(W w) {
+  if constexpr (DB == 4) {
+    const unsigned b = (w & 0x0f0f0f0fu) + ((w >> 4) & 0x0f0f0f0fu);
+    return static_cast<int>(__dp4a(b, 0x01010101u, 0u));
+  } else if constexpr (DB == 8) {
+    return static_cast<int>(__dp4a(static_cast<unsigned>(w >> 32), 0x01010101u, __dp4a(static_cast<unsigned>(w), 0x01010101u, 0u)));
+  } else {
+    int s = 0;
+#pragma unroll
+    for (int i = 0; i < macko::kElemsPerLane; ++i) s += static_cast<int>((w >> (i * DB)) & W(macko::max_skip(DB)));
+    return s;
+  }
+}
+
 // Compile-time part of a schedule (see macko::Schedule).
 template <int DB, int ACC, int UNROLL, bool WIDE>
 struct KernelConfig {
@@ -90,7 +106,7 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
   float acc[Cfg::kAcc];
 #pragma unroll
   for (int k = 0; k < Cfg::kAcc; ++k) acc[k] = 0.0f;
-  std::int64_t base = -1;
+  int base = -1;  // column of the last element consumed (the row starts before column 0)
 
   for (std::int64_t blk0 = ra.aligned_begin; blk0 < end; blk0 += std::int64_t{Cfg::kUnroll} * Cfg::kBlock) {
     // Issue every load of UNROLL blocks before any arithmetic (bytes in flight).
@@ -125,23 +141,39 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
           mine = __shfl_sync(0xffffffffu, dw[u], s * (32 / S) + lane / S);
           mine >>= (lane % S) * macko::kElemsPerLane * DB;
         }
-        const std::int64_t chunk = step + macko::kElemsPerLane * lane;
-        int inc[macko::kElemsPerLane];
-        int local = 0;
-#pragma unroll
-        for (int i = 0; i < macko::kElemsPerLane; ++i) {
-          const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
-          inc[i] = ra.owns(chunk + i) ? d + 1 : 0;
-          local += inc[i];
-        }
-        const int excl = warp_exclusive_scan(local, lane);
+        // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
+        const int rel = static_cast<int>(step - begin) + macko::kElemsPerLane * lane;
         const T* v = reinterpret_cast<const T*>(&vv[u][s]);
-        std::int64_t col = base + excl;
+        int local, excl, col;
+        if (step >= begin && step + macko::kElemsPerStep <= end) {
+          // Interior step (warp-uniform): every element belongs to the row, no masks.
+          local = delta_sum<DB>(mine) + macko::kElemsPerLane;
+          excl = warp_exclusive_scan(local, lane);
+          col = base + excl;
 #pragma unroll
-        for (int i = 0; i < macko::kElemsPerLane; ++i) {
-          if (inc[i] != 0) {
-            col += inc[i];
+          for (int i = 0; i < macko::kElemsPerLane; ++i) {
+            col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
             acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+          }
+        } else {
+          // First or last step of the row: elements before begin (ROMA) or after end are masked.
+          const int row_len = static_cast<int>(end - begin);
+          int inc[macko::kElemsPerLane];
+          local = 0;
+#pragma unroll
+          for (int i = 0; i < macko::kElemsPerLane; ++i) {
+            const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
+            inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
+            local += inc[i];
+          }
+          excl = warp_exclusive_scan(local, lane);
+          col = base + excl;
+#pragma unroll
+          for (int i = 0; i < macko::kElemsPerLane; ++i) {
+            if (inc[i] != 0) {
+              col += inc[i];
+              acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            }
           }
         }
         base = __shfl_sync(0xffffffffu, base + excl + local, 31);
