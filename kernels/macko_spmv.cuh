@@ -37,13 +37,16 @@ __device__ __forceinline__ std::uint32_t ld_stream4(const void* p) {
   return r;
 }
 
-// Exclusive prefix sum over the warp: the 5-step shfl_up ladder (paper Algorithm 1).
-__device__ __forceinline__ int warp_exclusive_scan(int v, int lane) {
+// Exclusive prefix sum over the warp: the 5-step shfl_up ladder (paper Algorithm 1). The
+// shuffle's own predicate (source lane in range) guards the add, so no lane compare is needed.
+__device__ __forceinline__ int warp_exclusive_scan(int v) {
   int acc = v;
 #pragma unroll
   for (int off = 1; off < 32; off <<= 1) {
-    const int up = __shfl_up_sync(0xffffffffu, acc, off);
-    if (lane >= off) acc += up;
+    asm("{\n\t.reg .s32 r;\n\t.reg .pred p;\n\t"
+        "shfl.sync.up.b32 r|p, %0, %1, 0, 0xffffffff;\n\t"
+        "@p add.s32 %0, %0, r;\n\t}"
+        : "+r"(acc) : "r"(off));
   }
   return acc - v;
 }
@@ -147,13 +150,34 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
         int local, excl, col;
         if (step >= begin && step + macko::kElemsPerStep <= end) {
           // Interior step (warp-uniform): every element belongs to the row, no masks.
-          local = delta_sum<DB>(mine) + macko::kElemsPerLane;
-          excl = warp_exclusive_scan(local, lane);
-          col = base + excl;
+          if constexpr (DB == 4) {
+            // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
+            // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32).
+            const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
+            const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
+            const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
+            const std::uint32_t even = odd - hi;                 // byte k: increments of elements 0..2k
+            local = static_cast<int>(odd >> 24);
+            excl = warp_exclusive_scan(local);
+            col = base + excl;
+            // col >= -1 and every offset below is >= 1, so each read is inside x.
+            const T* xb = x + col;
 #pragma unroll
-          for (int i = 0; i < macko::kElemsPerLane; ++i) {
-            col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            for (int k = 0; k < 4; ++k) {
+              const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
+              acc[(2 * k) % Cfg::kAcc] = __fmaf_rn(to_f32(v[2 * k]), to_f32(__ldg(xb + ce)), acc[(2 * k) % Cfg::kAcc]);
+              acc[(2 * k + 1) % Cfg::kAcc] =
+                  __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(__ldg(xb + co)), acc[(2 * k + 1) % Cfg::kAcc]);
+            }
+          } else {
+            local = delta_sum<DB>(mine) + macko::kElemsPerLane;
+            excl = warp_exclusive_scan(local);
+            col = base + excl;
+#pragma unroll
+            for (int i = 0; i < macko::kElemsPerLane; ++i) {
+              col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
+              acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            }
           }
         } else {
           // First or last step of the row: elements before begin (ROMA) or after end are masked.
@@ -166,7 +190,7 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
             inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
             local += inc[i];
           }
-          excl = warp_exclusive_scan(local, lane);
+          excl = warp_exclusive_scan(local);
           col = base + excl;
 #pragma unroll
           for (int i = 0; i < macko::kElemsPerLane; ++i) {
