@@ -281,8 +281,12 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
-  if (g.tile == Tile::kLarge) launch_schedule<ScheduleLarge>(g, stream);
-  else launch_schedule<ScheduleSmall>(g, stream);
+  switch (g.tile) {
+    case Tile::kLarge: launch_schedule<ScheduleLarge>(g, stream); break;
+    case Tile::kLargeDeep: launch_schedule<ScheduleLargeDeep>(g, stream); break;
+    case Tile::kSmall: launch_schedule<ScheduleSmall>(g, stream); break;
+    default: throw Error("sparse24 gemm: unknown tile");
+  }
 }
 
 void probe_mma_sp(const std::uint32_t* a, const std::uint32_t* b, const float* c, const std::uint32_t* e,

@@ -36,6 +36,46 @@ std::uint32_t bits_i(int v) {
   return ws::bits_of(ws::from_float<T>(static_cast<float>(v)));
 }
 
+// Alternative readings of the metadata figure, tried only when the hardware disagrees with the
+// model, so that a failure says which reading the GPU follows. Each maps (lane, nibble) to
+// (row, group) of the 16 × 32 tile for the lanes selected by the selector.
+struct MetaHypothesis {
+  const char* name;
+  wp::MetaField (*field)(int lane, int nibble);
+};
+const MetaHypothesis kHypotheses[] = {
+    {"model: pair thread p holds K 16p..16p+15, low half row g, high half row g+8", wp::mma_sp_meta_field},
+    {"halves swapped: low half row g+8, high half row g",
+     [](int l, int n) { return wp::MetaField{(l >> 2) + 8 * (1 - (n >> 2)), 4 * (l & 1) + (n & 3)}; }},
+    {"pair thread p holds all 32 K of row g+8p",
+     [](int l, int n) { return wp::MetaField{(l >> 2) + 8 * (l & 1), n}; }},
+    {"pair order swapped: thread p holds K 16(1-p)..",
+     [](int l, int n) { return wp::MetaField{(l >> 2) + 8 * (n >> 2), 4 * (1 - (l & 1)) + (n & 3)}; }},
+};
+
+// D under a metadata hypothesis, from the A/B/C tiles of the model's (verified) fragment maps.
+std::array<std::array<double, 8>, 16> d_under(const MetaHypothesis& h, const int (&a)[16][16], const int (&b)[32][8],
+                                              const int (&c)[16][8], const wp::Lanes<std::uint32_t>& e, int sel) {
+  int nib[16][8] = {};
+  for (int l = 0; l < 32; ++l)
+    if (wp::mma_sp_meta_lane(l, sel))
+      for (int n = 0; n < 8; ++n) {
+        const auto f = h.field(l, n);
+        nib[f.row][f.group] = static_cast<int>((e[static_cast<std::size_t>(l)] >> (4 * n)) & 0xfu);
+      }
+  std::array<std::array<double, 8>, 16> d{};
+  for (int r = 0; r < 16; ++r)
+    for (int j = 0; j < 8; ++j) {
+      double s = c[r][j];
+      for (int grp = 0; grp < 8; ++grp) {
+        s += static_cast<double>(a[r][2 * grp]) * b[4 * grp + (nib[r][grp] & 3)][j];
+        s += static_cast<double>(a[r][2 * grp + 1]) * b[4 * grp + (nib[r][grp] >> 2)][j];
+      }
+      d[static_cast<std::size_t>(r)][static_cast<std::size_t>(j)] = s;
+    }
+  return d;
+}
+
 template <class T>
 int probe_section(std::mt19937& rng) {
   constexpr bool kBf16 = std::is_same_v<T, ws::bfloat16>;
@@ -108,6 +148,17 @@ int probe_section(std::mt19937& rng) {
                             "reference/warp/mma_sp.hpp disagree with this GPU\n",
                             name, sel, nibble, row, group, l, i, cc.row, cc.col, static_cast<double>(g),
                             static_cast<double>(m));
+                for (const MetaHypothesis& h : kHypotheses) {
+                  const auto dh = d_under(h, a, b, c, le, sel);
+                  bool match = true;
+                  for (int l2 = 0; l2 < 32; ++l2)
+                    for (int i2 = 0; i2 < 4; ++i2) {
+                      const auto c2 = wp::mma_sp_cd_coord(l2, i2);
+                      match &= dh[static_cast<std::size_t>(c2.row)][static_cast<std::size_t>(c2.col)] ==
+                               static_cast<double>(got[static_cast<std::size_t>(4 * l2 + i2)]);
+                    }
+                  std::printf("  metadata hypothesis \"%s\": %s\n", h.name, match ? "MATCHES the hardware" : "no");
+                }
                 return 1;
               }
             }
@@ -160,7 +211,7 @@ int gemm_case(const Shape& sh, s24::gpu::Tile tile, std::mt19937& rng) {
   // Oracle on all rows, or on a sample of rows (tile edges included) when the product is large.
   std::vector<int> rows;
   const double work = static_cast<double>(m) * n * k;
-  if (work <= 4e9) {
+  if (work <= 5e8) {
     for (int i = 0; i < m; ++i) rows.push_back(i);
   } else {
     for (int i : {0, 1, 63, 64, 127, 128, m / 2, m - 2, m - 1})
@@ -223,7 +274,7 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   using s24::gpu::Tile;
   int fails = 0;
   if (all_combos) {
-    for (Tile tile : {Tile::kLarge, Tile::kSmall}) {
+    for (Tile tile : {Tile::kLarge, Tile::kLargeDeep, Tile::kSmall}) {
       fails += gemm_case<ws::bfloat16, float>(sh, tile, rng);
       fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, tile, rng);
       fails += gemm_case<ws::half, float>(sh, tile, rng);
@@ -232,6 +283,7 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   } else {
     fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLarge, rng);
     fails += gemm_case<ws::half, float>(sh, Tile::kSmall, rng);
+    fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargeDeep, rng);
   }
   return fails;
 }
@@ -246,7 +298,7 @@ void perf_section(std::mt19937& rng) {
     const auto da = s24::gpu::upload(s24::compress<T>(dense, m, k));
     DeviceBuffer<T> db(random_values<T>(static_cast<std::size_t>(k) * n, rng));
     DeviceBuffer<T> dc(static_cast<std::size_t>(m) * n);
-    for (auto tile : {s24::gpu::Tile::kLarge, s24::gpu::Tile::kSmall}) {
+    for (auto tile : {s24::gpu::Tile::kLarge, s24::gpu::Tile::kLargeDeep, s24::gpu::Tile::kSmall}) {
       cudaEvent_t e0, e1;
       WS_CUDA(cudaEventCreate(&e0));
       WS_CUDA(cudaEventCreate(&e1));

@@ -10,11 +10,18 @@ namespace warpsparse::sparse24::gpu {
 
 enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 
-// Which kernel configuration (sparse24_layout.hpp): kLarge = 128×256×64 tile, 8 warps, 3 stages;
-// kSmall = 128×128×64 tile, 4 warps, 4 stages.
-enum class Tile : std::uint8_t { kLarge = 0, kSmall = 1 };
+// Which kernel configuration (sparse24_layout.hpp): kLarge = 128×256×64 tile, 8 warps, 3 stages
+// (123 KB shared); kLargeDeep = the same with 4 stages (164 KB); kSmall = 128×128×64 tile,
+// 4 warps, 4 stages (100 KB, two CTAs per SM).
+enum class Tile : std::uint8_t { kLarge = 0, kSmall = 1, kLargeDeep = 2 };
 
-inline std::string to_string(Tile t) { return t == Tile::kLarge ? "128x256x64" : "128x128x64"; }
+inline std::string to_string(Tile t) {
+  switch (t) {
+    case Tile::kLarge: return "128x256x64/s3";
+    case Tile::kLargeDeep: return "128x256x64/s4";
+    default: return "128x128x64/s4";
+  }
+}
 
 // Untyped launch description; every pointer is device memory.
 struct GemmArgs {

@@ -151,6 +151,7 @@ struct Schedule {
 
 // The shipped configurations.
 using ScheduleLarge = Schedule<128, 256, 64, 64, 3>;  // 8 warps, 128×256×64 tile
+using ScheduleLargeDeep = Schedule<128, 256, 64, 64, 4>;  // the same, 4 stages (164 KB)
 using ScheduleSmall = Schedule<128, 128, 64, 64, 4>;  // 4 warps, 128×128×64 tile
 
 }  // namespace warpsparse::sparse24
