@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/sparse24/sparse24_launch.hpp"
 #include "reference/common/error.hpp"
@@ -22,6 +23,12 @@
 
 namespace warpsparse::sparse24::gpu {
 namespace {
+
+#define WS_CHECK_CUDA(call)                                                                          \
+  do {                                                                                               \
+    const cudaError_t ws_err_ = (call);                                                              \
+    if (ws_err_ != cudaSuccess) throw Error(std::string(#call) + ": " + cudaGetErrorString(ws_err_)); \
+  } while (0)
 
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -83,11 +90,12 @@ template <class TOut>
 __device__ __forceinline__ void store_pair(TOut* c, int ldc, int row, int col, int n, float v0, float v1) {
   TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
   if (col + 1 < n && (reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(TOut))) == 0) {
-    if constexpr (sizeof(TOut) == 4) {
+    if constexpr (std::is_same_v<TOut, float>) {
       *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+    } else if constexpr (std::is_same_v<TOut, __half>) {
+      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v0, v1);
     } else {
-      TOut two[2] = {convert_out<TOut>(v0), convert_out<TOut>(v1)};
-      *reinterpret_cast<std::uint32_t*>(p) = *reinterpret_cast<const std::uint32_t*>(two);
+      *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
     }
   } else {
     if (col < n) p[0] = convert_out<TOut>(v0);
@@ -285,6 +293,14 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
     case Tile::kLarge: launch_schedule<ScheduleLarge>(g, stream); break;
     case Tile::kLargeDeep: launch_schedule<ScheduleLargeDeep>(g, stream); break;
     case Tile::kSmall: launch_schedule<ScheduleSmall>(g, stream); break;
+    case Tile::kHopper: {
+      int dev = 0, major = 0;
+      WS_CHECK_CUDA(cudaGetDevice(&dev));
+      WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+      require(major == 9, "sparse24 gemm: Tile::kHopper needs an sm_90 device");
+      launch_gemm_wgmma(g, stream);
+      break;
+    }
     default: throw Error("sparse24 gemm: unknown tile");
   }
 }

@@ -7,8 +7,10 @@
 //      (reference/models/sparse24_gemm_model.hpp: ErrorBound) on fresh random data over fixed and
 //      random ragged shapes, both tiles, bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
 //      the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
-//   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for both tiles.
-// Options: --seed S (replay), --quick (fewer shapes), --perf.
+//   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
+//   4. --hopper (sm_90 only): the experimental wgmma.sp kernel (Tile::kHopper) on the same checks;
+//      its results are reported in their own summary line.
+// Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -290,7 +292,7 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
 
 // ---------------------------------------------------------------------------------------------
 // 3. Throughput
-void perf_section(std::mt19937& rng) {
+void perf_section(std::mt19937& rng, bool hopper) {
   using T = ws::bfloat16;
   for (int size : {4096, 8192}) {
     const int m = size, n = size, k = size;
@@ -298,7 +300,9 @@ void perf_section(std::mt19937& rng) {
     const auto da = s24::gpu::upload(s24::compress<T>(dense, m, k));
     DeviceBuffer<T> db(random_values<T>(static_cast<std::size_t>(k) * n, rng));
     DeviceBuffer<T> dc(static_cast<std::size_t>(m) * n);
-    for (auto tile : {s24::gpu::Tile::kLarge, s24::gpu::Tile::kLargeDeep, s24::gpu::Tile::kSmall}) {
+    std::vector<s24::gpu::Tile> tiles = {s24::gpu::Tile::kLarge, s24::gpu::Tile::kLargeDeep, s24::gpu::Tile::kSmall};
+    if (hopper) tiles.push_back(s24::gpu::Tile::kHopper);
+    for (auto tile : tiles) {
       cudaEvent_t e0, e1;
       WS_CUDA(cudaEventCreate(&e0));
       WS_CUDA(cudaEventCreate(&e1));
@@ -326,15 +330,16 @@ void perf_section(std::mt19937& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, perf = false;
+  bool quick = false, perf = false, hopper = false;
   std::uint32_t seed = std::random_device{}();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--perf") perf = true;
+    else if (a == "--hopper") hopper = true;
     else if (a == "--seed" && i + 1 < argc) seed = static_cast<std::uint32_t>(std::stoul(argv[++i]));
     else {
-      std::printf("usage: %s [--seed S] [--quick] [--perf]\n", argv[0]);
+      std::printf("usage: %s [--seed S] [--quick] [--perf] [--hopper]\n", argv[0]);
       return 2;
     }
   }
@@ -376,11 +381,39 @@ int main(int argc, char** argv) {
       const bool big = static_cast<double>(sh.m) * sh.n * sh.k > 2e9;
       fails += gemm_shape(sh, rng, !big);
     }
-    if (perf) perf_section(rng);
+    std::printf("mma.sp kernel: %s (%d failing case(s))\n", fails ? "FAILED" : "ALL PASSED", fails);
   } catch (const std::exception& e) {
     std::printf("FAIL exception: %s\n", e.what());
     return 1;
   }
-  std::printf("%s: %d failing case(s)\n", fails ? "FAILED" : "ALL PASSED", fails);
-  return fails ? 1 : 0;
+  int hopper_fails = 0;
+  if (hopper) {
+    if (prop.major != 9) {
+      std::printf("SKIP --hopper: the wgmma.sp kernel needs sm_90\n");
+    } else {
+      try {
+        using s24::gpu::Tile;
+        const std::vector<Shape> hshapes = {{128, 256, 64}, {256, 512, 256, 1, 3}, {1, 1, 1}, {129, 257, 65},
+                                            {300, 200, 100, 0, 1}, {1000, 24, 512}, {2048, 2048, 2048}};
+        for (const Shape& sh : hshapes) {
+          hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kHopper, rng);
+          hopper_fails += gemm_case<ws::half, float>(sh, Tile::kHopper, rng);
+        }
+      } catch (const std::exception& e) {
+        std::printf("FAIL wgmma.sp exception: %s\n", e.what());
+        ++hopper_fails;
+      }
+      std::printf("wgmma.sp kernel (experimental): %s (%d failing case(s))\n", hopper_fails ? "FAILED" : "ALL PASSED",
+                  hopper_fails);
+    }
+  }
+  try {
+    if (perf) perf_section(rng, hopper && prop.major == 9 && hopper_fails == 0);
+  } catch (const std::exception& e) {
+    std::printf("FAIL perf exception: %s\n", e.what());
+    return 1;
+  }
+  const int total = fails + hopper_fails;
+  std::printf("%s: %d failing case(s)\n", total ? "FAILED" : "ALL PASSED", total);
+  return total ? 1 : 0;
 }
