@@ -133,34 +133,22 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const int blocks_m = rows_padded / kMetaBlockRows;
   const int ktiles = cols_padded / S::kBK;
 
+  // The copies of one stage (Schedule::a_copy / b_copy / e_copy, replayed by the warp model).
   auto load_tile = [&](int s, int kt) {
-    // A: BM rows × 4 chunks of 16 B; storage is padded, no masks.
-    constexpr int kAChunks = S::kBM * 4;
+    const std::uint32_t stage = stage_a(s);
 #pragma unroll
-    for (int i = tid; i < kAChunks; i += S::kThreads) {
-      const int row = i >> 2, chunk = i & 3;
-      const std::uint16_t* src = a + static_cast<std::int64_t>(m0 + row) * vcols + kt * (S::kBK / 2) + chunk * 8;
-      cp_async_16(stage_a(s) + S::a_offset(row, chunk), src, 16);
+    for (int i = tid; i < S::kAChunks; i += S::kThreads) {
+      const auto cp = S::a_copy(i, m0, kt, vcols);
+      cp_async_16(stage + cp.smem, a + cp.src, cp.bytes);
     }
-    // Metadata: BM/16 blocks of 128 B, contiguous in the kb-major swizzled order.
-    constexpr int kEChunks = S::kEStageBytes / 16;
-    if (tid < kEChunks) {
-      const std::uint16_t* src =
-          e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves + tid * 8;
-      cp_async_16(stage_e(s) + static_cast<std::uint32_t>(tid * 16), src, 16);
+    if (tid < S::kEChunks) {
+      const auto cp = S::e_copy(tid, m0, kt, blocks_m);
+      cp_async_16(stage + cp.smem, e + cp.src, cp.bytes);
     }
-    // B: 64 rows × BN/8 chunks; rows >= K and columns >= N are zero-filled.
-    constexpr int kBChunksPerRow = S::kBN / 8;
-    constexpr int kBChunks = S::kBK * kBChunksPerRow;
 #pragma unroll
-    for (int i = tid; i < kBChunks; i += S::kThreads) {
-      const int kk = i / kBChunksPerRow, chunk = i % kBChunksPerRow;
-      const int gk = kt * S::kBK + kk, gn = n0 + chunk * 8;
-      int bytes = 0;
-      if (gk < k && gn < n) bytes = min(8, n - gn) * 2;
-      // NOTE: a fully masked chunk still needs a valid address; b itself is one.
-      const std::uint16_t* src = bytes > 0 ? b + static_cast<std::int64_t>(gk) * ldb + gn : b;
-      cp_async_16(stage_b(s) + S::b_offset(kk, chunk), src, bytes);
+    for (int i = tid; i < S::kBChunks; i += S::kThreads) {
+      const auto cp = S::b_copy(i, n0, kt, k, n, ldb);
+      cp_async_16(stage + cp.smem, b + cp.src, cp.bytes);
     }
   };
 
