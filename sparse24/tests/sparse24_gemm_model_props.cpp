@@ -65,7 +65,7 @@ TEST_CASE("GEMM warp model equals the double oracle within the bound", "[sparse2
 }
 
 TEST_CASE("GEMM warp model: shapes that are exact tile multiples and tiny edges", "[sparse24][model]") {
-  for (auto [m, n, k] : {std::tuple{128, 256, 64}, {256, 256, 192}, {1, 1, 1}, {17, 9, 33}, {129, 257, 65}}) {
+  for (auto [m, n, k] : {std::tuple{128, 256, 64}, {256, 256, 192}, {1, 1, 1}, {17, 9, 33}, {129, 257, 65}, {20, 30, 1000}}) {
     CAPTURE(m, n, k);
     const auto o = run_model<s24::ScheduleLarge, ws::bfloat16>(m, n, k, 99u + static_cast<std::uint32_t>(m));
     CHECK(o.violations == 0);
