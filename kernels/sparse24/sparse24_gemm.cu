@@ -113,16 +113,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const int lane = tid & 31, warp = tid >> 5;
   const int wm = warp / S::kWarpsN, wn = warp % S::kWarpsN;
 
-  // Grouped rasterization: 8 consecutive CTAs share B column tiles and walk M, for L2 reuse.
   const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
-  constexpr int kGroupM = 8;
-  const int pid = static_cast<int>(blockIdx.x);
-  const int width = kGroupM * tiles_n;
-  const int first_m = (pid / width) * kGroupM;
-  const int group_m = min(tiles_m - first_m, kGroupM);
-  const int tile_m = first_m + (pid % width) % group_m;
-  const int tile_n = (pid % width) / group_m;
-  const int m0 = tile_m * S::kBM, n0 = tile_n * S::kBN;
+  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n);
+  const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
 
   const std::uint32_t smem_base = smem_u32(smem);
   auto stage_a = [&](int s) { return smem_base + static_cast<std::uint32_t>(s * S::kStageBytes); };

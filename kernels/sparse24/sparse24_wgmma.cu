@@ -161,8 +161,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
-  const int tiles_n = (n + kBN - 1) / kBN;
-  const int m0 = static_cast<int>(blockIdx.x) / tiles_n * kBM, n0 = static_cast<int>(blockIdx.x) % tiles_n * kBN;
+  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), (m + kBM - 1) / kBM, (n + kBN - 1) / kBN);
+  const int m0 = tile.m * kBM, n0 = tile.n * kBN;
   const int ktiles = cols_padded / kBK;
   const int blocks_m = rows_padded / kMetaBlockRows;
 

@@ -93,6 +93,19 @@ WS_HD constexpr MetaCoord meta_swizzled_coord(std::int64_t index, int rows_padde
   return MetaCoord{mb * kMetaBlockRows + g + 8 * h, kb * 4 + q};
 }
 
+struct TileCoord {
+  int m, n;
+};
+// Grouped rasterization of CTA `pid` over a tiles_m × tiles_n grid: consecutive CTAs walk down a
+// group of up to 8 tile rows before moving right, so the B column tiles they share stay in L2.
+WS_HD constexpr TileCoord cta_tile(int pid, int tiles_m, int tiles_n) {
+  constexpr int kGroupM = 8;
+  const int width = kGroupM * tiles_n;
+  const int first_m = (pid / width) * kGroupM;
+  const int group_m = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
+  return TileCoord{first_m + (pid % width) % group_m, (pid % width) / group_m};
+}
+
 // The CTA/warp schedule of the mma.sp kernel; the warp model replays it.
 //   CTA tile BM × BN × BK (logical K), warps arranged (BM/WM) × (BN/WN), each warp WM × WN built
 //   from (WM/16) × (WN/8) mma.sp m16n8k32 tiles, two k32 steps per BK = 64 (selector 0, then 1).

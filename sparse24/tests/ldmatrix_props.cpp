@@ -147,6 +147,23 @@ void check_copies_tile_stage() {
 }
 }  // namespace
 
+TEST_CASE("grouped CTA rasterization visits every tile exactly once", "[schedule]") {
+  for (int tiles_m : {1, 3, 8, 9, 17, 64})
+    for (int tiles_n : {1, 2, 5, 32}) {
+      CAPTURE(tiles_m, tiles_n);
+      std::vector<int> hit(static_cast<std::size_t>(tiles_m * tiles_n), 0);
+      for (int pid = 0; pid < tiles_m * tiles_n; ++pid) {
+        const s24::TileCoord t = s24::cta_tile(pid, tiles_m, tiles_n);
+        REQUIRE(t.m >= 0);
+        REQUIRE(t.m < tiles_m);
+        REQUIRE(t.n >= 0);
+        REQUIRE(t.n < tiles_n);
+        ++hit[static_cast<std::size_t>(t.m * tiles_n + t.n)];
+      }
+      for (int h : hit) REQUIRE(h == 1);
+    }
+}
+
 TEST_CASE("the stage copies tile shared memory exactly once", "[schedule]") {
   check_copies_tile_stage<s24::ScheduleLarge>();
   check_copies_tile_stage<s24::ScheduleLargeDeep>();
