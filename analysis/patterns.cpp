@@ -1,7 +1,11 @@
 #include "analysis/patterns.hpp"
 
 #include <algorithm>
+#include <boost/math/tools/roots.hpp>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace warpsparse::analysis {
 
@@ -21,6 +25,112 @@ std::mt19937_64 row_rng(std::uint64_t seed, std::int64_t row) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return std::mt19937_64(z ^ (z >> 31));
+}
+
+// ----- Magnitude pruning ----------------------------------------------------------------------
+// Weights w(r, c) = s_r · t_c · e(r, c): e is N(0, 1) (Student t with nu = 3 for the heavy
+// family); t_c and s_r are log-normal column and row scales with log-sd sigma = param (default
+// 0.5). Column scales stand in for the input-channel magnitudes that make real pruning masks
+// non-uniform; without them, top-k of i.i.d. weights would just be exact_nnz again.
+constexpr double kDefaultScaleSigma = 0.5;
+
+struct ColumnScales {
+  std::vector<double> log_t;        // log t_c
+  double threshold_log = 0.0;       // magnitude_matrix: log of the global magnitude threshold
+};
+
+// Population threshold for magnitude_matrix: the theta with mean_c P(|s·t_c·e| > theta) = d,
+// the expectation taken over e and the row scale s, with the realized column scales. So each
+// row is independent of the others (rows can be generated in any order) and its expected
+// density is d given the column scales. P(|s t e| > theta) = g(log theta − log t_c) with
+// g(x) = E_u[erfc(exp(x − sigma u)/sqrt 2)], tabulated once and interpolated.
+double matrix_threshold(const std::vector<double>& log_t, double d, double sigma) {
+  constexpr int kGrid = 4001;
+  constexpr double kLo = -12.0, kHi = 12.0;
+  const double h = (kHi - kLo) / (kGrid - 1);
+  std::vector<double> g(kGrid);
+  constexpr int kQuad = 241;  // u on [-6, 6], trapezoid with normal weights
+  for (int i = 0; i < kGrid; ++i) {
+    const double x = kLo + h * i;
+    double acc = 0.0, wsum = 0.0;
+    for (int q = 0; q < kQuad; ++q) {
+      const double u = -6.0 + 12.0 * q / (kQuad - 1);
+      const double w = std::exp(-0.5 * u * u);
+      acc += w * std::erfc(std::exp(x - sigma * u) / std::sqrt(2.0));
+      wsum += w;
+    }
+    g[i] = acc / wsum;
+  }
+  auto g_at = [&](double x) {
+    if (x <= kLo) return g.front();
+    if (x >= kHi) return g.back();
+    const double f = (x - kLo) / h;
+    const auto i = static_cast<std::size_t>(f);
+    const double t = f - double(i);
+    return i + 1 < g.size() ? g[i] * (1 - t) + g[i + 1] * t : g.back();
+  };
+  auto kept = [&](double lt) {
+    double s = 0.0;
+    for (const double l : log_t) s += g_at(lt - l);
+    return s / double(log_t.size()) - d;
+  };
+  std::uintmax_t iters = 200;
+  const auto r = boost::math::tools::bisect(kept, kLo + 1.0, kHi - 1.0, boost::math::tools::eps_tolerance<double>(40), iters);
+  return 0.5 * (r.first + r.second);
+}
+
+const ColumnScales& column_scales(std::uint64_t seed, std::int64_t cols, double sigma, bool matrix, double d) {
+  static std::mutex mu;
+  static std::map<std::tuple<std::uint64_t, std::int64_t, double, bool, double>, ColumnScales> cache;
+  const auto key = std::make_tuple(seed, cols, sigma, matrix, matrix ? d : 0.0);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  ColumnScales cs;
+  auto rng = row_rng(seed ^ 0x5DEECE66Dull, -1);  // a stream no row uses
+  std::normal_distribution<double> n(0.0, 1.0);
+  cs.log_t.resize(static_cast<std::size_t>(cols));
+  for (auto& l : cs.log_t) l = sigma * n(rng);
+  if (matrix && cols > 0 && d > 0.0 && d < 1.0) cs.threshold_log = matrix_threshold(cs.log_t, d, sigma);
+  if (cache.size() > 256) cache.clear();  // studies sweep a few dozen keys; keep memory bounded
+  return cache.emplace(key, std::move(cs)).first->second;
+}
+
+std::vector<std::int32_t> magnitude_row_indices(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
+                                                std::mt19937_64& rng) {
+  const double d = spec.density;
+  const double sigma = spec.param > 0 ? spec.param : kDefaultScaleSigma;
+  const bool matrix = spec.kind == Pattern::magnitude_matrix;
+  const ColumnScales& cs = column_scales(seed, cols, sigma, matrix, d);
+  std::vector<double> score(static_cast<std::size_t>(cols));
+  std::normal_distribution<double> n(0.0, 1.0);
+  std::student_t_distribution<double> t3(3.0);
+  const bool heavy = spec.kind == Pattern::magnitude_heavy;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const double e = heavy ? t3(rng) : n(rng);
+    score[c] = std::log(std::abs(e) + 1e-300) + cs.log_t[c];
+  }
+  std::vector<std::int32_t> out;
+  if (matrix) {
+    const double log_s = sigma * n(rng);  // this row's scale
+    if (d >= 1.0) {
+      for (std::int64_t c = 0; c < cols; ++c) out.push_back(static_cast<std::int32_t>(c));
+    } else if (d > 0.0) {
+      for (std::int64_t c = 0; c < cols; ++c)
+        if (score[c] + log_s > cs.threshold_log) out.push_back(static_cast<std::int32_t>(c));
+    }
+    return out;
+  }
+  // Per row: the k = round(d·C) largest |t_c e| (ties have probability zero).
+  const auto k = static_cast<std::int64_t>(std::llround(d * double(cols)));
+  std::vector<std::int32_t> idx(static_cast<std::size_t>(cols));
+  for (std::int64_t c = 0; c < cols; ++c) idx[c] = static_cast<std::int32_t>(c);
+  if (k < cols)
+    std::nth_element(idx.begin(), idx.begin() + k, idx.end(),
+                     [&](std::int32_t a, std::int32_t b) { return score[a] > score[b]; });
+  idx.resize(static_cast<std::size_t>(k));
+  std::sort(idx.begin(), idx.end());
+  return idx;
 }
 }  // namespace
 
@@ -70,23 +180,90 @@ std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols
       }
       return out;
     }
-    default:
-      throw Error("pattern '" + std::string(to_string(spec.kind)) + "' is not implemented yet");
+    case Pattern::row_varying: {
+      // Row density ~ Beta(a, b) with mean d and concentration a + b = param (default 20), drawn
+      // as X/(X+Y) from two gamma variates; the row is then Bernoulli at that density.
+      const double d = spec.density;
+      double rd = d;
+      if (d > 0.0 && d < 1.0) {
+        const double conc = spec.param > 0 ? spec.param : 20.0;
+        std::gamma_distribution<double> ga(d * conc, 1.0), gb((1.0 - d) * conc, 1.0);
+        const double x = ga(rng), y = gb(rng);
+        rd = x + y > 0 ? x / (x + y) : d;
+      }
+      std::bernoulli_distribution b(rd);
+      for (std::int64_t c = 0; c < cols; ++c)
+        if (b(rng)) out.push_back(static_cast<std::int32_t>(c));
+      return out;
+    }
+    case Pattern::clustered: {
+      // Two-state Markov chain along the row (zero <-> nonzero). Zero runs are geometric with
+      // mean mu = param (default 2/d: twice as long as a Bernoulli row's 1/d); the nonzero->zero
+      // rate is set so the stationary density is d, and column 0 is drawn from the stationary
+      // law, so every column is nonzero with probability exactly d. mu below (1 - d)/d would
+      // need a rate above 1 and is raised to that minimum (alternating zeros and nonzeros).
+      const double d = spec.density;
+      if (d <= 0.0) return out;
+      double mu = spec.param > 0 ? spec.param : 2.0 / d;
+      mu = std::max({mu, (1.0 - d) / d, 1.0});
+      const double p_zn = 1.0 / mu;                                 // zero -> nonzero
+      const double p_nz = std::min(1.0, p_zn * (1.0 - d) / d);      // nonzero -> zero
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      bool nz = u(rng) < d;
+      for (std::int64_t c = 0; c < cols; ++c) {
+        if (nz) out.push_back(static_cast<std::int32_t>(c));
+        const double p_switch = nz ? p_nz : p_zn;
+        if (u(rng) < p_switch) nz = !nz;
+      }
+      return out;
+    }
+    case Pattern::nm_2_4:
+    case Pattern::nm_4_8: {
+      // N of every M consecutive columns, uniformly; a last partial group of g < M columns keeps
+      // round(g·N/M). The density argument is ignored.
+      const int n = spec.kind == Pattern::nm_2_4 ? 2 : 4, m = spec.kind == Pattern::nm_2_4 ? 4 : 8;
+      for (std::int64_t g0 = 0; g0 < cols; g0 += m) {
+        const int g = static_cast<int>(std::min<std::int64_t>(m, cols - g0));
+        int need = g == m ? n : static_cast<int>(std::lround(double(g) * n / m));
+        for (int i = 0; i < g && need > 0; ++i) {
+          std::uniform_int_distribution<int> pick(0, g - i - 1);
+          if (pick(rng) < need) {
+            out.push_back(static_cast<std::int32_t>(g0 + i));
+            --need;
+          }
+        }
+      }
+      return out;
+    }
+    case Pattern::magnitude_row:
+    case Pattern::magnitude_heavy:
+    case Pattern::magnitude_matrix:
+      return magnitude_row_indices(spec, cols, seed, rng);
   }
+  throw Error("unhandled pattern");
 }
 
 template <class T>
 SparseRows<T> generate(const PatternSpec& spec, std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
-  require(rows >= 0 && cols >= 0 && cols <= kMaxCols, "bad shape for a generated matrix");
+  return generate_rows<T>(spec, 0, rows, cols, seed);
+}
+
+template <class T>
+SparseRows<T> generate_rows(const PatternSpec& spec, std::int64_t row_begin, std::int64_t row_end,
+                            std::int64_t cols, std::uint64_t seed) {
+  require(row_begin >= 0 && row_begin <= row_end && cols >= 0 && cols <= kMaxCols,
+          "bad shape for a generated matrix");
   SparseRows<T> m;
   m.cols = cols;
-  for (std::int64_t r = 0; r < rows; ++r) {
+  for (std::int64_t r = row_begin; r < row_end; ++r) {
     const auto idx = pattern_row(spec, cols, seed, r);
     auto rng = row_rng(seed ^ 0xA5A5A5A5A5A5A5A5ull, r);
     std::normal_distribution<float> n(0.0f, 1.0f);
+    std::student_t_distribution<float> t3(3.0f);
+    const bool heavy = spec.kind == Pattern::magnitude_heavy;
     for (const auto c : idx) {
       T v;
-      do v = from_float<T>(n(rng)); while (is_zero(v));
+      do v = from_float<T>(heavy ? t3(rng) : n(rng)); while (is_zero(v));
       m.push(c, v);
     }
     m.end_row();
@@ -98,5 +275,12 @@ template SparseRows<half> generate<half>(const PatternSpec&, std::int64_t, std::
 template SparseRows<bfloat16> generate<bfloat16>(const PatternSpec&, std::int64_t, std::int64_t, std::uint64_t);
 template SparseRows<float> generate<float>(const PatternSpec&, std::int64_t, std::int64_t, std::uint64_t);
 template SparseRows<std::int8_t> generate<std::int8_t>(const PatternSpec&, std::int64_t, std::int64_t, std::uint64_t);
+#define WS_INSTANTIATE_ROWS(T) \
+  template SparseRows<T> generate_rows<T>(const PatternSpec&, std::int64_t, std::int64_t, std::int64_t, std::uint64_t);
+WS_INSTANTIATE_ROWS(half)
+WS_INSTANTIATE_ROWS(bfloat16)
+WS_INSTANTIATE_ROWS(float)
+WS_INSTANTIATE_ROWS(std::int8_t)
+#undef WS_INSTANTIATE_ROWS
 
 }  // namespace warpsparse::analysis

@@ -37,15 +37,34 @@ __device__ __forceinline__ std::uint32_t ld_stream4(const void* p) {
   return r;
 }
 
-// Exclusive prefix sum over the warp: the 5-step shfl_up ladder (paper Algorithm 1).
-__device__ __forceinline__ int warp_exclusive_scan(int v, int lane) {
+// Exclusive prefix sum over the warp: the 5-step shfl_up ladder (paper Algorithm 1). The
+// shuffle's own predicate (source lane in range) guards the add, so no lane compare is needed.
+__device__ __forceinline__ int warp_exclusive_scan(int v) {
   int acc = v;
 #pragma unroll
   for (int off = 1; off < 32; off <<= 1) {
-    const int up = __shfl_up_sync(0xffffffffu, acc, off);
-    if (lane >= off) acc += up;
+    asm("{\n\t.reg .s32 r;\n\t.reg .pred p;\n\t"
+        "shfl.sync.up.b32 r|p, %0, %1, 0, 0xffffffff;\n\t"
+        "@p add.s32 %0, %0, r;\n\t}"
+        : "+r"(acc) : "r"(off));
   }
   return acc - v;
+}
+
+// Sum of the 8 delta fields of one lane's word (SWAR: nibbles to bytes, then dp4a sums bytes).
+template <int DB, class W>
+__device__ __forceinline__ int delta_sum(W w) {
+  if constexpr (DB == 4) {
+    const unsigned b = (w & 0x0f0f0f0fu) + ((w >> 4) & 0x0f0f0f0fu);
+    return static_cast<int>(__dp4a(b, 0x01010101u, 0u));
+  } else if constexpr (DB == 8) {
+    return static_cast<int>(__dp4a(static_cast<unsigned>(w >> 32), 0x01010101u, __dp4a(static_cast<unsigned>(w), 0x01010101u, 0u)));
+  } else {
+    int s = 0;
+#pragma unroll
+    for (int i = 0; i < macko::kElemsPerLane; ++i) s += static_cast<int>((w >> (i * DB)) & W(macko::max_skip(DB)));
+    return s;
+  }
 }
 
 // Compile-time part of a schedule (see macko::Schedule).
@@ -90,7 +109,7 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
   float acc[Cfg::kAcc];
 #pragma unroll
   for (int k = 0; k < Cfg::kAcc; ++k) acc[k] = 0.0f;
-  std::int64_t base = -1;
+  int base = -1;  // column of the last element consumed (the row starts before column 0)
 
   for (std::int64_t blk0 = ra.aligned_begin; blk0 < end; blk0 += std::int64_t{Cfg::kUnroll} * Cfg::kBlock) {
     // Issue every load of UNROLL blocks before any arithmetic (bytes in flight).
@@ -125,23 +144,60 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
           mine = __shfl_sync(0xffffffffu, dw[u], s * (32 / S) + lane / S);
           mine >>= (lane % S) * macko::kElemsPerLane * DB;
         }
-        const std::int64_t chunk = step + macko::kElemsPerLane * lane;
-        int inc[macko::kElemsPerLane];
-        int local = 0;
-#pragma unroll
-        for (int i = 0; i < macko::kElemsPerLane; ++i) {
-          const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
-          inc[i] = ra.owns(chunk + i) ? d + 1 : 0;
-          local += inc[i];
-        }
-        const int excl = warp_exclusive_scan(local, lane);
+        // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
+        const int rel = static_cast<int>(step - begin) + macko::kElemsPerLane * lane;
         const T* v = reinterpret_cast<const T*>(&vv[u][s]);
-        std::int64_t col = base + excl;
+        int local, excl, col;
+        if (step >= begin && step + macko::kElemsPerStep <= end) {
+          // Interior step (warp-uniform): every element belongs to the row, no masks.
+          if constexpr (DB == 4) {
+            // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
+            // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32).
+            const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
+            const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
+            const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
+            const std::uint32_t even = odd - hi;                 // byte k: increments of elements 0..2k
+            local = static_cast<int>(odd >> 24);
+            excl = warp_exclusive_scan(local);
+            col = base + excl;
+            // col >= -1 and every offset below is >= 1, so each read is inside x.
+            const T* xb = x + col;
 #pragma unroll
-        for (int i = 0; i < macko::kElemsPerLane; ++i) {
-          if (inc[i] != 0) {
-            col += inc[i];
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            for (int k = 0; k < 4; ++k) {
+              const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
+              acc[(2 * k) % Cfg::kAcc] = __fmaf_rn(to_f32(v[2 * k]), to_f32(__ldg(xb + ce)), acc[(2 * k) % Cfg::kAcc]);
+              acc[(2 * k + 1) % Cfg::kAcc] =
+                  __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(__ldg(xb + co)), acc[(2 * k + 1) % Cfg::kAcc]);
+            }
+          } else {
+            local = delta_sum<DB>(mine) + macko::kElemsPerLane;
+            excl = warp_exclusive_scan(local);
+            col = base + excl;
+#pragma unroll
+            for (int i = 0; i < macko::kElemsPerLane; ++i) {
+              col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
+              acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            }
+          }
+        } else {
+          // First or last step of the row: elements before begin (ROMA) or after end are masked.
+          const int row_len = static_cast<int>(end - begin);
+          int inc[macko::kElemsPerLane];
+          local = 0;
+#pragma unroll
+          for (int i = 0; i < macko::kElemsPerLane; ++i) {
+            const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
+            inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
+            local += inc[i];
+          }
+          excl = warp_exclusive_scan(local);
+          col = base + excl;
+#pragma unroll
+          for (int i = 0; i < macko::kElemsPerLane; ++i) {
+            if (inc[i] != 0) {
+              col += inc[i];
+              acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            }
           }
         }
         base = __shfl_sync(0xffffffffu, base + excl + local, 31);

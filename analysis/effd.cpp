@@ -1,0 +1,333 @@
+#include "analysis/effd.hpp"
+
+#include <boost/math/tools/roots.hpp>
+#include <cmath>
+#include <functional>
+
+#include "reference/common/error.hpp"
+#include "reference/formats/macko_layout.hpp"
+
+namespace warpsparse::analysis {
+
+namespace {
+using Real = long double;  // the variance is a difference of two large sums
+
+std::int64_t run_length(int delta_bits) { return std::int64_t{1} << delta_bits; }  // L = 2^b_Δ
+
+double storage_fraction(double bits, const StorageConfig& c) {
+  return bits / (double(c.shape.rows) * double(c.shape.cols) * c.value_bits);
+}
+double row_pointer_bits(const Shape& s) { return 32.0 * double(s.rows + 1); }
+
+// MACKO bits for a given expected number of emitted elements (nonzeros + padding), with the
+// value and delta arrays rounded up to the alignment unit as the encoder does.
+double macko_bits(double emitted, const StorageConfig& c) {
+  const double u = macko::align_unit(c.delta_bits);
+  const double padded = std::ceil(emitted / u) * u;
+  return padded * (c.value_bits + c.delta_bits) + row_pointer_bits(c.shape);
+}
+}  // namespace
+
+void StorageConfig::validate() const {
+  require(macko::valid_value_bits(value_bits), "value bits must be 8, 16 or 32, got " + std::to_string(value_bits));
+  require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8, got " + std::to_string(delta_bits));
+  require(shape.rows >= 0 && shape.cols >= 0, "negative shape");
+  require(tile_rows > 0 && tile_cols > 0, "Tiled-CSL tiles must be non-empty");
+}
+
+double run_probability(double d, int delta_bits) {
+  return std::pow(1.0 - d, double(run_length(delta_bits)));
+}
+
+double macko_best_printed(double d, int vb, int db) { return d * double(vb + db) / vb; }
+
+double macko_expected_printed(double d, int vb, int db) {
+  const double z = run_probability(d, db);
+  if (z >= 1.0) return 0.0;  // d = 0: nothing stored (the limit of d·z/(1−z) is 1/2^b_Δ only per zero run)
+  return d * (1.0 + z / (1.0 - z)) * double(vb + db) / vb;
+}
+
+double macko_worst_printed(double d, int vb, int db) {
+  return (d + (1.0 - d) / double(run_length(db))) * double(vb + db) / vb;
+}
+
+MackoEffd macko_effd(double d, const StorageConfig& c) {
+  c.validate();
+  require(d >= 0.0 && d <= 1.0, "density must lie in [0, 1]");
+  if (!c.shape.bounded())
+    return {macko_best_printed(d, c.value_bits, c.delta_bits), macko_expected_printed(d, c.value_bits, c.delta_bits),
+            macko_worst_printed(d, c.value_bits, c.delta_bits)};
+  const double R = double(c.shape.rows), C = double(c.shape.cols);
+  const double nnz = d * R * C;
+  const auto k = static_cast<std::int64_t>(std::llround(d * C));
+  const double exp_pad = exact_padding_bernoulli(c.shape.cols, d, c.delta_bits).mean;
+  const double worst_pad = double(worst_padding_exact_k(c.shape.cols, k, c.delta_bits));
+  return {storage_fraction(macko_bits(nnz, c), c), storage_fraction(macko_bits(nnz + R * exp_pad, c), c),
+          storage_fraction(macko_bits(nnz + R * worst_pad, c), c)};
+}
+
+std::string format_name(Format f) {
+  switch (f) {
+    case Format::dense: return "dense";
+    case Format::csr32: return "CSR32";
+    case Format::csr16: return "CSR16";
+    case Format::bitmask: return "bitmask";
+    case Format::tiled_csl: return "Tiled-CSL";
+    case Format::q8: return "Q8";
+    case Format::q4: return "Q4";
+    case Format::macko_best: return "MACKO best";
+    case Format::macko_expected: return "MACKO expected";
+    case Format::macko_worst: return "MACKO worst";
+  }
+  return "?";
+}
+
+std::vector<Format> all_formats() {
+  return {Format::dense, Format::csr32, Format::csr16, Format::bitmask, Format::tiled_csl,
+          Format::q8,    Format::q4,    Format::macko_best, Format::macko_expected, Format::macko_worst};
+}
+
+double format_effd(Format f, double d, const StorageConfig& c) {
+  c.validate();
+  const double vb = c.value_bits;
+  const bool kept = c.shape.bounded();
+  const double R = double(c.shape.rows), C = double(c.shape.cols);
+  const double nnz = d * R * C;
+  switch (f) {
+    case Format::dense: return 1.0;
+    case Format::q8: return 8.0 / vb;
+    case Format::q4: return 4.0 / vb;
+    case Format::csr32:
+      return kept ? storage_fraction(nnz * (vb + 32) + row_pointer_bits(c.shape), c) : d * (32 + vb) / vb;
+    case Format::csr16:
+      return kept ? storage_fraction(nnz * (vb + 16) + row_pointer_bits(c.shape), c) : d * (16 + vb) / vb;
+    case Format::bitmask:
+      return kept ? storage_fraction(nnz * vb + std::ceil(R * C / 8.0) * 8.0, c) : d + 1.0 / vb;
+    case Format::tiled_csl: {
+      if (!kept) return d * (16 + vb) / vb;
+      // NOTE: paper eq. 6 prints the tile-offset term as 32·NT/(R·C) bits per element without
+      // dividing by b_val; as a fraction of the dense bits it is 32·NT/(R·C·b_val).
+      const double nt = std::ceil(R / double(c.tile_rows)) * std::ceil(C / double(c.tile_cols));
+      return storage_fraction(nnz * (16 + vb) + 32.0 * nt, c);
+    }
+    case Format::macko_best: return macko_effd(d, c).best;
+    case Format::macko_expected: return macko_effd(d, c).expected;
+    case Format::macko_worst: return macko_effd(d, c).worst;
+  }
+  return 0.0;
+}
+
+// ----- Exact finite-row model -------------------------------------------------------------------
+// Write the padding of a row as a sum of indicators: A(j,k) = "column j is nonzero and the k·L
+// columns before it are zero" (k·L ≤ j) contributes one padding element, since a zero run g in
+// front of a nonzero costs ⌊g/L⌋ = #{k ≥ 1 : k·L ≤ g}. With trailing padding the run after the
+// last nonzero adds T(k) = "the last k·L columns are zero". The moments are sums of products of
+// these indicators; two A's at different columns are independent when their column sets are
+// disjoint and impossible together otherwise, which gives the closed sums below.
+PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bits, bool trailing) {
+  require(cols >= 0, "cols must be non-negative");
+  require(d >= 0.0 && d <= 1.0, "density must lie in [0, 1]");
+  require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
+  const std::int64_t L = run_length(delta_bits), C = cols;
+  const Real z = std::pow(Real(1) - Real(d), Real(L)), dd = d;
+  Real mean = 0, second = 0;
+  // Single indicators and A·A at the same column (A(j,k)·A(j,k') = A(j, max k)).
+  Real zm = 1;
+  for (std::int64_t m = 1; m * L <= C - 1; ++m) {
+    zm *= z;
+    const Real cnt = Real(C - m * L);  // columns j with j ≥ m·L
+    mean += dd * zm * cnt;
+    second += dd * Real(2 * m - 1) * zm * cnt;
+  }
+  // A(j,k)·A(j',k') with j < j' − k'·L: depends on s = k + k' only; the number of column pairs
+  // is N(N+1)/2 with N = C − 1 − s·L, and there are s − 1 splits of s.
+  Real zs = z;
+  for (std::int64_t s = 2; C - 1 - s * L >= 1; ++s) {
+    zs *= z;
+    const Real n = Real(C - 1 - s * L);
+    second += 2 * dd * dd * Real(s - 1) * zs * n * (n + 1) / 2;
+  }
+  if (trailing) {
+    Real zt = 1;
+    for (std::int64_t m = 1; m * L <= C; ++m) {
+      zt *= z;
+      mean += zt;
+      second += Real(2 * m - 1) * zt;  // T·T
+    }
+    // A(j,k)·T(k'): column j must lie before the trailing block: C − s·L columns j.
+    Real zc = z;
+    for (std::int64_t s = 2; C - s * L >= 1; ++s) {
+      zc *= z;
+      second += 2 * dd * Real(s - 1) * zc * Real(C - s * L);
+    }
+  }
+  const Real var = second - mean * mean;
+  return {double(mean), double(var < 0 ? 0 : var)};
+}
+
+// With exactly k nonzeros the k + 1 zero runs (before each nonzero, and the trailing one) are
+// exchangeable; P(run_0 ≥ m) = C(C − m, k)/C(C, k) and P(run_0 ≥ a, run_1 ≥ b) = C(C − a − b, k)/C(C, k).
+PaddingMoments exact_padding_exact_k(std::int64_t cols, std::int64_t k, int delta_bits, bool trailing) {
+  require(cols >= 0 && k >= 0 && k <= cols, "need 0 <= k <= cols");
+  require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
+  const std::int64_t L = run_length(delta_bits), C = cols;
+  const std::int64_t runs = trailing ? k + 1 : k;  // runs that cost padding
+  if (runs == 0) return {0.0, 0.0};
+  // ratio[m] = C(C − m, k)/C(C, k) for m = 0..C (0 once C − m < k).
+  std::vector<Real> ratio(static_cast<std::size_t>(C) + 1, 0);
+  ratio[0] = 1;
+  for (std::int64_t m = 1; m <= C - k; ++m) ratio[m] = ratio[m - 1] * Real(C - k - (m - 1)) / Real(C - (m - 1));
+  Real e1 = 0, e2 = 0, cross = 0;  // E f(run0), E f(run0)², E f(run0) f(run1)
+  for (std::int64_t m = 1; m * L <= C; ++m) {
+    e1 += ratio[m * L];
+    e2 += Real(2 * m - 1) * ratio[m * L];
+  }
+  for (std::int64_t s = 2; s * L <= C; ++s) cross += Real(s - 1) * ratio[s * L];
+  const Real r = Real(runs);
+  const Real mean = r * e1;
+  const Real second = r * e2 + r * (r - 1) * cross;
+  const Real var = second - mean * mean;
+  return {double(mean), double(var < 0 ? 0 : var)};
+}
+
+double asymptotic_padding_per_row(std::int64_t cols, double d, int delta_bits) {
+  const double z = run_probability(d, delta_bits);
+  return z >= 1.0 ? 0.0 : double(cols) * d * z / (1.0 - z);
+}
+
+std::int64_t worst_padding_exact_k(std::int64_t cols, std::int64_t k, int delta_bits) {
+  require(cols >= 0 && k >= 0 && k <= cols, "need 0 <= k <= cols");
+  return k == 0 ? 0 : (cols - k) / run_length(delta_bits);
+}
+
+// ----- Crossovers -------------------------------------------------------------------------------
+namespace {
+using Fn = std::function<double(double)>;
+
+// All roots of f on (lo, 1]: sign changes on a fine grid, each refined by TOMS 748.
+std::vector<double> roots_of(const Fn& f, double lo = 1e-4, int grid = 4000) {
+  std::vector<double> out;
+  double a = lo, fa = f(a);
+  for (int i = 1; i <= grid; ++i) {
+    const double b = lo + (1.0 - lo) * double(i) / grid, fb = f(b);
+    if (fb == 0.0) {
+      out.push_back(b);
+    } else if ((fa < 0) != (fb < 0) && fa != 0.0) {
+      std::uintmax_t iters = 200;
+      const auto tol = boost::math::tools::eps_tolerance<double>(50);
+      const auto [x0, x1] = boost::math::tools::toms748_solve(f, a, b, fa, fb, tol, iters);
+      out.push_back(0.5 * (x0 + x1));
+    }
+    a = b;
+    fa = fb;
+  }
+  return out;
+}
+
+Crossover solve(std::string name, std::string scenario, const Fn& f, std::string claim = "",
+                std::string source = "", double claimed = -1) {
+  Crossover c{std::move(name), std::move(scenario), false, 0.0, std::move(claim), std::move(source), claimed};
+  const auto r = roots_of(f);
+  if (!r.empty()) {
+    c.found = true;
+    c.density = r.back();  // the largest: the break-even reached first when pruning from dense
+  }
+  return c;
+}
+}  // namespace
+
+std::vector<Crossover> crossovers(const StorageConfig& cfg) {
+  StorageConfig c = cfg;
+  c.validate();
+  const int vb = c.value_bits, db = c.delta_bits;
+  const bool paper_cfg = vb == 16 && db == 4 && !c.shape.bounded();
+  auto claim = [&](const char* text, const char* src, double v) {
+    return paper_cfg ? std::make_tuple(std::string(text), std::string(src), v)
+                     : std::make_tuple(std::string(), std::string(), -1.0);
+  };
+  const Format scen[3] = {Format::macko_best, Format::macko_expected, Format::macko_worst};
+  const char* scen_name[3] = {"best", "expected", "worst"};
+  std::vector<Crossover> out;
+  auto add = [&](const std::string& what, int s, const Fn& f, std::tuple<std::string, std::string, double> cl) {
+    out.push_back(solve(what, s < 0 ? "-" : scen_name[s], f, std::get<0>(cl), std::get<1>(cl), std::get<2>(cl)));
+  };
+  auto m = [&](int s) { return [&c, s, &scen](double d) { return format_effd(scen[s], d, c); }; };
+  auto fmt_at = [&c](Format f) { return [&c, f](double d) { return format_effd(f, d, c); }; };
+
+  using T = std::tuple<std::string, std::string, double>;
+  const T none{"", "", -1.0};
+  const T dense_claims[3] = {claim("best case beats dense up to d = 0.80", "macko-blog.txt, Best case", 0.80),
+                             claim("matches dense at density as high as 0.78", "macko-paper.txt §4.2", 0.78),
+                             claim("worst-case break-even at d = 0.75", "macko-blog.txt, Worst case", 0.75)};
+  const T csr16_claims[3] = {claim("beats CSR16 above d = 0.04 (best case)", "macko-blog.txt, table notes", 0.04), none,
+                             claim("beats CSR16 above d = 0.1 (worst case)", "macko-blog.txt, table notes", 0.10)};
+  const T bitmask_claims[3] = {none, claim("beats bitmask at d < 0.23 (Figure 2, expected)", "macko-paper.txt §3.2", 0.23),
+                               none};
+  const T q8_claims[3] = {none, claim("matches 8-bit quantization at 60% sparsity", "macko-paper.txt §3.2", 0.40), none};
+  const T half_claims[3] = {claim("effd = 0.5 at d = 0.4 (best and expected)", "macko-blog.txt, table notes", 0.40),
+                            claim("effd = 0.5 at d = 0.4 (best and expected)", "macko-blog.txt, table notes", 0.40),
+                            claim("effd = 0.5 at d = 0.35 (worst)", "macko-blog.txt, table notes", 0.35)};
+  for (int s = 0; s < 3; ++s) {
+    add("MACKO = dense", s, [&, s](double d) { return m(s)(d) - 1.0; }, dense_claims[s]);
+    add("MACKO = CSR16", s, [&, s](double d) { return m(s)(d) - fmt_at(Format::csr16)(d); }, csr16_claims[s]);
+    add("MACKO = CSR32", s, [&, s](double d) { return m(s)(d) - fmt_at(Format::csr32)(d); }, none);
+    add("MACKO = bitmask", s, [&, s](double d) { return m(s)(d) - fmt_at(Format::bitmask)(d); }, bitmask_claims[s]);
+    if (vb > 8) add("MACKO = Q8", s, [&, s](double d) { return m(s)(d) - 8.0 / vb; }, q8_claims[s]);
+    add("MACKO = Q4", s, [&, s](double d) { return m(s)(d) - 4.0 / vb; }, none);
+    add("MACKO effd = 0.5", s, [&, s](double d) { return m(s)(d) - 0.5; }, half_claims[s]);
+  }
+  add("CSR32 = dense", -1, [&](double d) { return fmt_at(Format::csr32)(d) - 1.0; },
+      claim("CSR break-even at density 33.3%", "macko-blog.txt, Best case", 1.0 / 3.0));
+  if (vb > 8)
+    add("CSR32 = Q8", -1, [&](double d) { return fmt_at(Format::csr32)(d) - 8.0 / vb; },
+        claim("CSR matches 8-bit quantization at 83% sparsity", "macko-paper.txt §3.2", 0.17));
+  // Expected effd of neighbouring delta widths (paper Appendix C), same value width and shape.
+  auto with_db = [&c](int b) {
+    return [c, b](double d) {
+      StorageConfig x = c;
+      x.delta_bits = b;
+      return format_effd(Format::macko_expected, d, x);
+    };
+  };
+  const bool vb16 = vb == 16 && !c.shape.bounded();
+  auto claim16 = [&](const char* text, const char* src, double v) {
+    return vb16 ? T{text, src, v} : none;
+  };
+  add("MACKO b_Δ=1 = dense", 1, [&](double d) { return with_db(1)(d) - 1.0; },
+      claim16("b_Δ=1 beats dense at sparsity as low as 7%", "macko-paper.txt Appendix C", 0.93));
+  add("MACKO b_Δ=1 = b_Δ=2", 1, [&](double d) { return with_db(1)(d) - with_db(2)(d); },
+      claim16("b_Δ=2 best for sparsity 15%–45% (upper density end)", "macko-paper.txt Appendix C", 0.85));
+  add("MACKO b_Δ=2 = b_Δ=4", 1, [&](double d) { return with_db(2)(d) - with_db(4)(d); },
+      claim16("b_Δ=2 best for sparsity 15%–45% (lower density end)", "macko-paper.txt Appendix C", 0.55));
+  add("MACKO b_Δ=4 = b_Δ=8", 1, [&](double d) { return with_db(4)(d) - with_db(8)(d); },
+      claim16("b_Δ=8 good above 95% sparsity", "macko-paper.txt Appendix C", 0.05));
+  return out;
+}
+
+// ----- Roofline ---------------------------------------------------------------------------------
+RooflinePoint roofline(Format f, double d, const StorageConfig& c, double bandwidth) {
+  require(c.shape.bounded(), "the roofline needs a shape (rows and cols)");
+  require(bandwidth > 0, "bandwidth must be positive");
+  const double dense_bytes = double(c.shape.rows) * double(c.shape.cols) * c.value_bits / 8.0;
+  RooflinePoint p;
+  p.matrix_bytes = format_effd(f, d, c) * dense_bytes;
+  p.vector_bytes = double(c.shape.rows + c.shape.cols) * c.value_bits / 8.0;
+  p.seconds = (p.matrix_bytes + p.vector_bytes) / bandwidth;
+  p.speedup_vs_dense = (dense_bytes + p.vector_bytes) / (p.matrix_bytes + p.vector_bytes);
+  return p;
+}
+
+std::vector<Shape> paper_shapes() {
+  static const std::int64_t kShapes[][2] = {
+      {4096, 4096},   {8192, 8192},   {8192, 29568},  {32000, 5120},  {32000, 8192},  {28672, 8192},
+      {5120, 5120},   {5120, 13824},  {3584, 20480},  {4096, 11008},  {13824, 5120},  {18944, 3584},
+      {14336, 4096},  {4096, 14336},  {8192, 28672},  {11008, 4096},  {32000, 4096},  {20480, 3584},
+      {3584, 18944},  {21504, 7168},  {7168, 7168},   {28672, 7168},  {7168, 28672},  {27648, 9216},
+      {9216, 9216},   {36864, 9216},  {9216, 36864},  {36864, 12288}, {12288, 12288}, {49152, 12288},
+      {12288, 49152}};
+  std::vector<Shape> out;
+  for (const auto& s : kShapes) out.push_back({s[0], s[1]});
+  return out;
+}
+
+}  // namespace warpsparse::analysis

@@ -1,0 +1,76 @@
+// The printed closed forms reproduce macko-blog.txt's storage table (16-bit values, 4-bit deltas)
+// to its printed precision: each value within half a unit of its last printed digit. The table
+// below is the seed's published data, transcribed; the models never read it.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "analysis/effd.hpp"
+
+using namespace warpsparse::analysis;
+
+namespace {
+struct BlogRow {
+  double d, csr32, csr16, best, expected, worst;
+};
+// macko-blog.txt, "Storage overview table".
+constexpr BlogRow kBlogTable[] = {
+    {1.0, 3.0, 2.0, 1.250, 1.250, 1.250}, {0.9, 2.7, 1.8, 1.125, 1.125, 1.133},
+    {0.8, 2.4, 1.6, 1.000, 1.000, 1.016}, {0.7, 2.1, 1.4, 0.875, 0.875, 0.898},
+    {0.6, 1.8, 1.2, 0.750, 0.750, 0.781}, {0.5, 1.5, 1.0, 0.625, 0.625, 0.664},
+    {0.4, 1.2, 0.8, 0.500, 0.500, 0.547}, {0.3, 0.9, 0.6, 0.375, 0.376, 0.430},
+    {0.2, 0.6, 0.4, 0.250, 0.257, 0.312}, {0.1, 0.3, 0.2, 0.125, 0.153, 0.195}};
+
+bool matches_printed(double ours, double printed, int decimals) {
+  return std::abs(ours - printed) <= 0.5 * std::pow(10.0, -decimals) + 1e-12;
+}
+}  // namespace
+
+TEST_CASE("closed forms reproduce the blog's storage table", "[closed-form][seeds]") {
+  StorageConfig c;  // 16-bit values, 4-bit deltas, printed forms
+  for (const auto& row : kBlogTable) {
+    INFO("density " << row.d);
+    CHECK(matches_printed(format_effd(Format::csr32, row.d, c), row.csr32, 1));
+    CHECK(matches_printed(format_effd(Format::csr16, row.d, c), row.csr16, 1));
+    CHECK(matches_printed(format_effd(Format::macko_best, row.d, c), row.best, 3));
+    CHECK(matches_printed(format_effd(Format::macko_expected, row.d, c), row.expected, 3));
+    CHECK(matches_printed(format_effd(Format::macko_worst, row.d, c), row.worst, 3));
+  }
+}
+
+TEST_CASE("kept terms converge to the printed forms for large matrices", "[closed-form]") {
+  StorageConfig big;
+  big.shape = {49152, 12288};
+  StorageConfig printed;
+  for (const double d : {0.1, 0.5, 0.9}) {
+    for (const Format f : all_formats()) {
+      const double a = format_effd(f, d, big), b = format_effd(f, d, printed);
+      INFO(format_name(f) << " d = " << d);
+      CHECK(a >= b - 1e-3);  // kept terms only add storage (the exact finite-row padding is within 1e-3)
+      CHECK(std::abs(a - b) < 5e-3);
+    }
+  }
+}
+
+TEST_CASE("root finding agrees with crossovers solved by hand", "[crossover]") {
+  StorageConfig c;
+  const auto xs = crossovers(c);
+  auto find = [&](const std::string& name, const std::string& scen) {
+    for (const auto& x : xs)
+      if (x.name == name && x.scenario == scen) return x;
+    FAIL("no crossover " << name << " / " << scen);
+    return Crossover{};
+  };
+  // Linear cases: 1.25 d = 1; 1.25 (d + (1 − d)/16) = 1; 3 d = 1; 1.25 (d + (1 − d)/16) = 0.5;
+  // 1.25 (d + (1 − d)/16) = 2 d.
+  CHECK(find("MACKO = dense", "best").density == Approx(0.8).epsilon(1e-9));
+  CHECK(find("MACKO = dense", "worst").density == Approx((0.8 - 1.0 / 16) / (15.0 / 16)).epsilon(1e-9));
+  CHECK(find("CSR32 = dense", "-").density == Approx(1.0 / 3).epsilon(1e-9));
+  CHECK(find("MACKO effd = 0.5", "worst").density == Approx((0.4 - 1.0 / 16) / (15.0 / 16)).epsilon(1e-9));
+  CHECK(find("MACKO = CSR16", "worst").density == Approx(1.25 / 16 / (0.75 + 1.25 / 16)).epsilon(1e-9));
+  // Expected vs CSR16: 1.25 (1 + z/(1 − z)) = 2, i.e. z = 0.375, d = 1 − 0.375^(1/16).
+  CHECK(find("MACKO = CSR16", "expected").density == Approx(1 - std::pow(0.375, 1.0 / 16)).epsilon(1e-9));
+  // The printed best case never meets CSR16 (1.25 d < 2 d for every d > 0), nor does the worst
+  // case meet bitmask (its slope 1.25·15/16 exceeds 1 and it starts above).
+  CHECK_FALSE(find("MACKO = CSR16", "best").found);
+  CHECK_FALSE(find("MACKO = bitmask", "worst").found);
+}

@@ -1,0 +1,112 @@
+// The exact finite-row padding model equals brute force: every one of the 2^C rows of C ≤ 16
+// columns is encoded by the real encoder and its padding read back; Bernoulli moments weight each
+// row by d^k (1 − d)^(C − k), exact-k moments average the C(C, k) rows with k nonzeros.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <vector>
+
+#include "analysis/effd.hpp"
+#include "reference/formats/macko.hpp"
+
+using namespace warpsparse;
+using namespace warpsparse::analysis;
+
+namespace {
+// Padding of every mask of a C-column row, from the encoder.
+std::vector<std::int64_t> padding_of_all_rows(int C, int delta_bits, bool trailing) {
+  std::vector<std::int64_t> pad(std::size_t{1} << C);
+  MackoParams p;
+  p.delta_bits = delta_bits;
+  p.emit_trailing_padding = trailing;
+  for (std::uint32_t mask = 0; mask < (1u << C); ++mask) {
+    SparseRows<half> m;
+    m.cols = C;
+    for (int c = 0; c < C; ++c)
+      if (mask >> c & 1u) m.push(c, from_float<half>(1.0f));
+    m.end_row();
+    const auto enc = encode_macko(m, p);
+    pad[mask] = enc.padding();
+  }
+  return pad;
+}
+
+bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
+}  // namespace
+
+TEST_CASE("exact padding model equals enumeration of all rows", "[exact][enumeration]") {
+  const double densities[] = {0.03, 0.2, 0.5, 0.77, 0.95};
+  for (const int db : {1, 2, 4}) {
+    for (const bool trailing : {false, true}) {
+      for (int C = 0; C <= 16; ++C) {
+        const auto pad = padding_of_all_rows(C, db, trailing);
+        for (const double d : densities) {
+          double m1 = 0, m2 = 0;
+          for (std::uint32_t mask = 0; mask < pad.size(); ++mask) {
+            const int k = std::popcount(mask);
+            const double w = std::pow(d, k) * std::pow(1 - d, C - k);
+            m1 += w * double(pad[mask]);
+            m2 += w * double(pad[mask]) * double(pad[mask]);
+          }
+          const auto model = exact_padding_bernoulli(C, d, db, trailing);
+          INFO("C = " << C << ", d = " << d << ", delta bits " << db << ", trailing " << trailing);
+          CHECK(close(model.mean, m1));
+          CHECK(close(model.variance, m2 - m1 * m1));
+        }
+        for (int k = 0; k <= C; ++k) {
+          double s1 = 0, s2 = 0, n = 0;
+          for (std::uint32_t mask = 0; mask < pad.size(); ++mask) {
+            if (std::popcount(mask) != k) continue;
+            s1 += double(pad[mask]);
+            s2 += double(pad[mask]) * double(pad[mask]);
+            n += 1;
+          }
+          const auto model = exact_padding_exact_k(C, k, db, trailing);
+          INFO("C = " << C << ", k = " << k << ", delta bits " << db << ", trailing " << trailing);
+          CHECK(close(model.mean, s1 / n));
+          CHECK(close(model.variance, s2 / n - (s1 / n) * (s1 / n)));
+          // The worst-case bound holds for every placement and is reached by one.
+          std::int64_t worst = 0;
+          for (std::uint32_t mask = 0; mask < pad.size(); ++mask)
+            if (std::popcount(mask) == k) worst = std::max(worst, pad[mask]);
+          if (!trailing) CHECK(worst == worst_padding_exact_k(C, k, db));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("4-bit deltas: enumeration beyond 16 columns, where padding first appears", "[exact][enumeration]") {
+  for (const int C : {17, 18, 20}) {
+    const auto pad = padding_of_all_rows(C, 4, false);
+    std::int64_t total = 0;
+    for (const auto p : pad) total += p;
+    REQUIRE(total > 0);  // the case is not vacuous
+    for (const double d : {0.05, 0.3}) {
+      double m1 = 0, m2 = 0;
+      for (std::uint32_t mask = 0; mask < pad.size(); ++mask) {
+        const int k = std::popcount(mask);
+        const double w = std::pow(d, k) * std::pow(1 - d, C - k);
+        m1 += w * double(pad[mask]);
+        m2 += w * double(pad[mask]) * double(pad[mask]);
+      }
+      const auto model = exact_padding_bernoulli(C, d, 4);
+      CHECK(close(model.mean, m1));
+      CHECK(close(model.variance, m2 - m1 * m1));
+    }
+  }
+}
+
+TEST_CASE("exact model approaches the paper's z/(1-z) term as rows grow", "[exact][asymptotic]") {
+  for (const double d : {0.02, 0.1, 0.3}) {
+    double prev_err = 1e300;
+    for (const std::int64_t C : {256, 1024, 4096, 16384, 65536}) {
+      const double exact = exact_padding_bernoulli(C, d, 4).mean;
+      const double asym = asymptotic_padding_per_row(C, d, 4);
+      const double rel = std::abs(exact - asym) / asym;
+      CHECK(exact < asym);  // the dropped trailing run only ever removes padding
+      CHECK(rel < prev_err);
+      prev_err = rel;
+    }
+    CHECK(prev_err < 0.01);
+  }
+}
