@@ -1,5 +1,5 @@
 // The interface every kernel of ws_bench_sparse24 implements: dense cuBLAS, cuSPARSELt, and the
-// warpsparse 2:4 kernels (kernels/sparse24/, plugged in through sparse24_hook.cu).
+// warpsparse 2:4 kernels (kernels/sparse24/, plugged in through sparse24_hook.cpp).
 // One problem: C = A B with A row-major M x K bf16, 2:4 sparse along K (each aligned group of
 // four holds at most two nonzeros), B row-major K x N bf16, C row-major M x N bf16, fp32
 // accumulation, alpha = 1, beta = 0.
@@ -38,7 +38,8 @@ class Gemm24Kernel {
 std::unique_ptr<Gemm24Kernel> make_cusparselt_kernel(bool search, std::string& why);
 std::string cusparselt_description();  // where it was loaded from, and its version
 
-// HOOK: the warpsparse 2:4 kernels (sparse24_hook.cu).
-std::vector<std::unique_ptr<Gemm24Kernel>> make_warpsparse_gemm24_kernels();
+// HOOK: the warpsparse 2:4 kernels (sparse24_hook.cpp), one per tile name in the list
+// ("large", "large_deep", "small", "hopper" — the experimental sm_90a wgmma.sp kernel).
+std::vector<std::unique_ptr<Gemm24Kernel>> make_warpsparse_gemm24_kernels(const std::string& tiles);
 
 }  // namespace warpsparse::bench

@@ -5,7 +5,7 @@
 // row-major. M x K is a weight matrix (macko-paper.txt Appendix D shapes, rows x cols), N the
 // token count. TFLOP/s counts the dense work, 2 M N K, for every kernel (as the targets do).
 // Kernels: cublas_dense (cublasGemmEx on A with its zeros), cusparselt (optional, loaded at run
-// time), and whatever the warpsparse hook returns (sparse24_hook.cu).
+// time), and the warpsparse 2:4 kernels chosen by --ws-tiles (sparse24_hook.cpp).
 // Every output is poisoned (NaN) before a checked run, scanned for non-finite values, and
 // compared with a double-precision oracle on a sample of rows x columns.
 #include <cublas_v2.h>
@@ -123,6 +123,7 @@ struct Options : CommonOptions {
   std::string sizes, weights, tokens;
   std::string kernels = "cublas_dense,cusparselt,warpsparse";
   bool no_search = false;
+  std::string ws_tiles = "large";
   int sample_rows = 16, sample_cols = 64;
 };
 
@@ -277,6 +278,9 @@ int main(int argc, char** argv) {
   app.add_option("--weights", o.weights, "weight shapes ROWSxCOLS (M x K), or 'paper'; 'none' for none");
   app.add_option("--tokens", o.tokens, "token counts N for the weight shapes");
   app.add_option("--kernels", o.kernels, "subset of cublas_dense,cusparselt,warpsparse")->capture_default_str();
+  app.add_option("--ws-tiles", o.ws_tiles,
+                 "warpsparse 2:4 kernel configurations: large, large_deep, small, hopper (experimental wgmma.sp)")
+      ->capture_default_str();
   app.add_flag("--no-search", o.no_search, "skip cusparseLtMatmulSearch (use the default configuration)");
   app.add_option("--sample-rows", o.sample_rows, "rows of C checked against the double oracle")->capture_default_str();
   app.add_option("--sample-cols", o.sample_cols, "columns of C checked against the double oracle")->capture_default_str();
@@ -334,8 +338,8 @@ int main(int argc, char** argv) {
       }
     }
     if (want("warpsparse")) {
-      auto ours = make_warpsparse_gemm24_kernels();
-      if (ours.empty()) std::fprintf(stderr, "# warpsparse 2:4 kernels: none plugged in yet (sparse24_hook.cu)\n");
+      auto ours = make_warpsparse_gemm24_kernels(o.ws_tiles);
+      if (ours.empty()) std::fprintf(stderr, "# warpsparse 2:4 kernels: none selected (--ws-tiles)\n");
       for (auto& k : ours) kernels.push_back(std::move(k));
     }
 
