@@ -284,7 +284,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   // skip the case.
   std::optional<RowBlocks<T>> m;
   try {
-    m = generate_rows<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads);
+    m = generate_blocks<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads);
   } catch (const Error& e) {
     std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), e.what());
     return;
