@@ -9,6 +9,7 @@
 #include <random>
 
 #include "analysis/patterns.hpp"
+#include "proptests/gpu/gpu_props_common.hpp"
 #include "kernels/csr_spmv.hpp"
 #include "reference/models/csr_spmv_model.hpp"
 
@@ -16,11 +17,7 @@ using namespace warpsparse;
 
 namespace {
 
-template <class T>
-std::uint32_t raw_bits(T v) {
-  if constexpr (sizeof(T) == 2) return std::bit_cast<std::uint16_t>(v);
-  else return std::bit_cast<std::uint32_t>(v);
-}
+using gpu_props::raw_bits;
 
 struct Case {
   std::int64_t rows, cols;
@@ -59,14 +56,11 @@ void check_case(const Case& c) {
 
   const auto oracle = spmv_oracle<T, T, TY>(m, x, y0, c.alpha, c.beta);
   const SpmvBound b;
+  const auto abs_sum = gpu_props::row_abs_sums(m, x, c.alpha, c.beta, y0);
   for (std::int64_t r = 0; r < c.rows; ++r) {
-    double abs_sum = 0;
-    for (std::int64_t k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k)
-      abs_sum += std::abs(double(to_float(m.val[k])) * double(to_float(x[m.col[k]])));
-    abs_sum = std::abs(c.alpha) * abs_sum + (c.beta != 0 ? std::abs(double(c.beta) * to_float(y0[r])) : 0.0);
     const std::int64_t len = m.row_ptr[r + 1] - m.row_ptr[r];
     const std::int64_t chain = (len + 31) / 32 + 5;  // one lane's fma chain, then the butterfly
-    const double tol = b.bound(chain, abs_sum, oracle[r], unit_roundoff<TY>(), len);
+    const double tol = b.bound(chain, abs_sum[r], oracle[r], unit_roundoff<TY>(), len);
     RC_ASSERT(std::abs(double(to_float(model[r])) - oracle[r]) <= tol);
   }
 }
