@@ -42,11 +42,12 @@ struct SparseRows {
     require(row_ptr.front() == 0 && row_ptr.back() == nnz(), "row_ptr does not span [0, nnz]");
     require(val.size() == col.size(), "col and val lengths differ");
     for (std::int64_t r = 0; r < rows; ++r) {
-      require(row_ptr[r] <= row_ptr[r + 1], "row_ptr decreases at row " + std::to_string(r));
+      // NOTE: test first, build the message only on failure (runs over every element).
+      if (row_ptr[r] > row_ptr[r + 1]) throw Error("row_ptr decreases at row " + std::to_string(r));
       for (std::int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
-        require(col[k] >= 0 && col[k] < cols,
+        if (col[k] < 0 || col[k] >= cols) throw Error(
                 "column " + std::to_string(col[k]) + " out of range in row " + std::to_string(r));
-        require(k == row_ptr[r] || col[k] > col[k - 1],
+        if (k != row_ptr[r] && col[k] <= col[k - 1]) throw Error(
                 "columns not strictly increasing in row " + std::to_string(r));
       }
     }

@@ -42,4 +42,8 @@ std::vector<TY> csr_spmv_model(const Csr<T, Index>& a, std::span<const TX> x, st
   return y;
 }
 
+// Longest fp32 accumulation chain of one row, for SpmvBound: one FMA per element a lane owns
+// (lane l takes every 32nd element), plus the 5 butterfly levels.
+inline std::int64_t csr_chain_length(std::int64_t row_nnz) { return (row_nnz + 31) / 32 + 5; }
+
 }  // namespace warpsparse

@@ -40,8 +40,6 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
   constexpr int kVecElems = int(16 / sizeof(T)) < macko::kElemsPerLane ? int(16 / sizeof(T)) : macko::kElemsPerLane;
   constexpr int kVecs = macko::kElemsPerLane / kVecElems;  // 16-byte loads per lane per step
 
-  std::vector<std::uint64_t> ptr_copy(static_cast<std::size_t>(a.rows) + 1);
-  for (std::int64_t r = 0; r <= a.rows; ++r) ptr_copy[r] = static_cast<std::uint64_t>(a.row_ptr[r]);
   std::vector<std::uint32_t> ptr32;
   if (!a.row_ptr.wide) ptr32.assign(a.row_ptr.narrow.begin(), a.row_ptr.narrow.end());
 

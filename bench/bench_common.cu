@@ -1,0 +1,246 @@
+#include "bench/bench_common.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#if __has_include("ws_git_commit.h")
+#include "ws_git_commit.h"  // generated at build time by bench/cmake/git_commit.cmake
+#endif
+#ifndef WS_GIT_COMMIT_BUILD
+#define WS_GIT_COMMIT_BUILD ""
+#endif
+
+namespace warpsparse::bench {
+
+namespace {
+
+// NVML through dlopen: the library comes with the driver, not the toolkit, and may be absent.
+// Only the few entry points needed, with the types of the public NVML C API.
+struct Nvml {
+  using Device = void*;
+  using InitFn = int (*)();
+  using ShutdownFn = int (*)();
+  using ByPciFn = int (*)(const char*, Device*);
+  using ClockFn = int (*)(Device, int, unsigned*);
+  static constexpr int kClockSm = 1, kClockMem = 2;  // NVML_CLOCK_SM, NVML_CLOCK_MEM
+
+  // Current SM and memory clocks (MHz) of the CUDA device, or {0, 0}.
+  static std::array<double, 2> current_clocks(int cuda_device) {
+    std::array<double, 2> out{0, 0};
+    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return out;
+    auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+    auto shutdown = reinterpret_cast<ShutdownFn>(dlsym(lib, "nvmlShutdown"));
+    auto by_pci = reinterpret_cast<ByPciFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+    auto clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+    char bus[64] = {};
+    if (init && shutdown && by_pci && clock && cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) == cudaSuccess &&
+        init() == 0) {
+      Device dev = nullptr;
+      unsigned sm = 0, mem = 0;
+      if (by_pci(bus, &dev) == 0) {
+        if (clock(dev, kClockSm, &sm) == 0) out[0] = sm;
+        if (clock(dev, kClockMem, &mem) == 0) out[1] = mem;
+      }
+      shutdown();
+    }
+    dlclose(lib);
+    return out;
+  }
+};
+
+__global__ void flush_read_kernel(const uint4* __restrict__ buf, std::int64_t n, std::uint32_t* sink) {
+  std::uint32_t acc = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = buf[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  // The buffer is zero, so this store never happens; the compiler cannot know that and keeps
+  // every load.
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+std::string run_git_rev_parse() {
+  FILE* p = popen("git rev-parse --short=12 HEAD 2>/dev/null", "r");
+  if (!p) return {};
+  char buf[64] = {};
+  std::string out;
+  if (fgets(buf, sizeof buf, p)) out = buf;
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string format_time(const char* fmt) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string cuda_version_string(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+DeviceInfo query_device_info(int device) {
+  DeviceInfo d;
+  d.device = device;
+  WS_CUDA(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  WS_CUDA(cudaGetDeviceProperties(&prop, device));
+  d.name = prop.name;
+  d.cc_major = prop.major;
+  d.cc_minor = prop.minor;
+  d.sm_count = prop.multiProcessorCount;
+  d.global_mem_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+  int v = 0;
+  WS_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, device));
+  d.l2_bytes = v;
+  WS_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, device));
+  d.max_sm_clock_mhz = v / 1000.0;
+  WS_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, device));
+  d.max_mem_clock_mhz = v / 1000.0;
+  const auto cur = Nvml::current_clocks(device);
+  d.nvml_sm_clock_mhz = cur[0];
+  d.nvml_mem_clock_mhz = cur[1];
+  d.clock_source = cur[0] > 0 ? "nvml+attribute" : "attribute";
+  WS_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
+  WS_CUDA(cudaDriverGetVersion(&d.driver_version));
+  return d;
+}
+
+nlohmann::ordered_json to_json(const DeviceInfo& d) {
+  nlohmann::ordered_json j;
+  j["gpu"] = d.name;
+  j["device"] = d.device;
+  j["compute_capability"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+  j["sm_count"] = d.sm_count;
+  j["l2_bytes"] = d.l2_bytes;
+  j["global_mem_bytes"] = d.global_mem_bytes;
+  j["max_sm_clock_mhz"] = d.max_sm_clock_mhz;
+  j["max_mem_clock_mhz"] = d.max_mem_clock_mhz;
+  j["sm_clock_mhz_at_start"] = d.nvml_sm_clock_mhz;
+  j["mem_clock_mhz_at_start"] = d.nvml_mem_clock_mhz;
+  j["clock_source"] = d.clock_source;
+  j["cuda_runtime"] = cuda_version_string(d.runtime_version);
+  j["cuda_driver"] = cuda_version_string(d.driver_version);
+  return j;
+}
+
+std::string git_commit() {
+  if (const char* e = std::getenv("WS_GIT_COMMIT"); e && *e) return e;
+  if (std::string(WS_GIT_COMMIT_BUILD).size() > 0) return WS_GIT_COMMIT_BUILD;
+  const std::string r = run_git_rev_parse();
+  return r.empty() ? "unknown" : r;
+}
+
+std::string utc_timestamp() { return format_time("%Y-%m-%dT%H:%M:%SZ"); }
+std::string utc_timestamp_compact() { return format_time("%Y%m%dT%H%M%SZ"); }
+
+L2Flusher::L2Flusher(std::int64_t l2_bytes) {
+  // At least 2x L2 and at least 64 MiB (in case the attribute reads 0).
+  const std::int64_t bytes = std::max<std::int64_t>(2 * l2_bytes, std::int64_t{64} << 20);
+  buf_ = gpu::DeviceBuffer<uint4>(static_cast<std::size_t>((bytes + 15) / 16));
+  sink_ = gpu::DeviceBuffer<std::uint32_t>(1);
+  WS_CUDA(cudaMemset(buf_.get(), 0, buf_.bytes()));
+  WS_CUDA(cudaMemset(sink_.get(), 0, sink_.bytes()));
+}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  int sms = 0, dev = 0;
+  WS_CUDA(cudaGetDevice(&dev));
+  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  flush_read_kernel<<<sms * 4, 512, 0, stream>>>(buf_.get(), static_cast<std::int64_t>(buf_.size()), sink_.get());
+  WS_CUDA(cudaGetLastError());
+}
+
+Summary time_launches(const std::function<void(cudaStream_t)>& launch, const TimingConfig& cfg,
+                      L2Flusher& flusher, cudaStream_t stream) {
+  require(cfg.iters >= 1 && cfg.warmup >= 0, "timing needs iters >= 1 and warmup >= 0");
+  for (int i = 0; i < cfg.warmup; ++i) {
+    launch(stream);
+    WS_CUDA(cudaGetLastError());
+  }
+  WS_CUDA(cudaStreamSynchronize(stream));
+  std::vector<cudaEvent_t> ev(2 * static_cast<std::size_t>(cfg.iters), nullptr);
+  struct Guard {
+    std::vector<cudaEvent_t>& e;
+    ~Guard() {
+      for (auto x : e)
+        if (x) cudaEventDestroy(x);
+    }
+  } guard{ev};
+  for (auto& e : ev) WS_CUDA(cudaEventCreate(&e));
+  for (int i = 0; i < cfg.iters; ++i) {
+    if (cfg.flush_l2) flusher.flush(stream);
+    WS_CUDA(cudaEventRecord(ev[2 * i], stream));
+    launch(stream);
+    WS_CUDA(cudaGetLastError());
+    WS_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  WS_CUDA(cudaStreamSynchronize(stream));
+  std::vector<double> us(static_cast<std::size_t>(cfg.iters));
+  for (int i = 0; i < cfg.iters; ++i) {
+    float ms = 0;
+    WS_CUDA(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+    us[i] = static_cast<double>(ms) * 1000.0;
+  }
+  return summarize(std::move(us));
+}
+
+double measure_copy_bandwidth(std::int64_t bytes, const TimingConfig& cfg, L2Flusher& flusher, cudaStream_t stream) {
+  gpu::DeviceBuffer<std::uint8_t> src(static_cast<std::size_t>(bytes)), dst(static_cast<std::size_t>(bytes));
+  WS_CUDA(cudaMemset(src.get(), 0x5a, src.bytes()));
+  const Summary s = time_launches(
+      [&](cudaStream_t st) {
+        WS_CUDA(cudaMemcpyAsync(dst.get(), src.get(), src.bytes(), cudaMemcpyDeviceToDevice, st));
+      },
+      cfg, flusher, stream);
+  return 2.0 * static_cast<double>(bytes) / (s.median * 1e-6) / 1e9;
+}
+
+void require_device_memory(std::uint64_t need, const std::string& what) {
+  std::size_t free_b = 0, total_b = 0;
+  WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::uint64_t margin = std::uint64_t{512} << 20;
+  const std::uint64_t usable = free_b > margin ? free_b - margin : 0;
+  if (need > usable)
+    throw Error(what + " needs " + std::to_string(need >> 20) + " MiB of device memory, but only " +
+                std::to_string(free_b >> 20) + " MiB of " + std::to_string(total_b >> 20) +
+                " MiB are free (512 MiB kept in reserve)");
+}
+
+nlohmann::ordered_json run_metadata(const DeviceInfo& d, double copy_gbps, const std::string& program,
+                                    const std::string& args) {
+  nlohmann::ordered_json j;
+  j["program"] = program;
+  j["args"] = args;
+  j["commit"] = git_commit();
+  j["timestamp"] = utc_timestamp();
+  j["device"] = to_json(d);
+  j["copy_gbps"] = copy_gbps;
+  j["l2_flush"] = "read of a >= 2x L2 buffer before every timed launch";
+  std::fprintf(stderr, "# %s on %s (cc %d.%d, %d SMs, L2 %lld MiB, %lld MiB memory)\n", program.c_str(),
+               d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, static_cast<long long>(d.l2_bytes >> 20),
+               static_cast<long long>(d.global_mem_bytes >> 20));
+  std::fprintf(stderr, "# clocks: SM %.0f MHz, memory %.0f MHz at start (%s; peak %.0f / %.0f MHz)\n",
+               d.nvml_sm_clock_mhz, d.nvml_mem_clock_mhz, d.clock_source.c_str(), d.max_sm_clock_mhz,
+               d.max_mem_clock_mhz);
+  std::fprintf(stderr, "# CUDA runtime %s, driver %s, commit %s\n", cuda_version_string(d.runtime_version).c_str(),
+               cuda_version_string(d.driver_version).c_str(), git_commit().c_str());
+  std::fprintf(stderr, "# measured D2D copy bandwidth: %.1f GB/s (read + write)\n", copy_gbps);
+  return j;
+}
+
+}  // namespace warpsparse::bench

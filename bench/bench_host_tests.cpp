@@ -1,0 +1,136 @@
+// Host-only tests of the benchmark harness: percentiles, the CSV/JSON writer, and the parallel
+// encoders (which must give exactly what the reference encoders give on the whole matrix).
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/patterns.hpp"
+#include "bench/bench_stats.hpp"
+#include "bench/matrix_gen.hpp"
+
+using namespace warpsparse;
+using namespace warpsparse::bench;
+
+TEST_CASE("percentiles interpolate between closest ranks", "[stats]") {
+  const std::vector<double> v{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  CHECK(percentile_sorted(v, 50) == 6.0);
+  CHECK(percentile_sorted(v, 10) == 2.0);
+  CHECK(percentile_sorted(v, 90) == 10.0);
+  CHECK(percentile_sorted(v, 0) == 1.0);
+  CHECK(percentile_sorted(v, 100) == 11.0);
+  CHECK(percentile_sorted({1.0, 2.0}, 50) == 1.5);
+  CHECK(percentile_sorted({1.0, 2.0, 3.0, 4.0}, 10) == Approx(1.3));
+  CHECK(std::isnan(percentile_sorted({}, 50)));
+}
+
+TEST_CASE("summarize sorts its samples and reports order statistics", "[stats]") {
+  const Summary s = summarize({5, 1, 4, 2, 3});
+  CHECK(s.n == 5);
+  CHECK(s.median == 3.0);
+  CHECK(s.min == 1.0);
+  CHECK(s.max == 5.0);
+  CHECK(s.mean == 3.0);
+  CHECK(s.p10 == Approx(1.4));
+  CHECK(s.p90 == Approx(4.6));
+  CHECK_THROWS_AS(summarize({}), Error);
+  CHECK_THROWS_AS(summarize({1.0, std::nan("")}), Error);
+}
+
+TEST_CASE("result writer: CSV quoting, empty missing values, JSON nulls, fixed header", "[csv]") {
+  const auto dir = std::filesystem::temp_directory_path() / "ws_bench_host_tests";
+  std::filesystem::remove_all(dir);
+  {
+    ResultWriter w(dir / "gpu", "t");
+    w.write({{"gpu", std::string("H100, \"SXM\"")}, {"rows", std::int64_t{4096}}, {"median_us", 12.5},
+             {"speedup", Value{}}});
+    w.write({{"gpu", std::string("x")}, {"rows", std::int64_t{1}}, {"median_us", opt_double(std::nan(""))},
+             {"speedup", 2.0}});
+    CHECK_THROWS_AS(w.write({{"gpu", std::string("x")}}), Error);
+    CHECK_THROWS_AS(w.write({{"gpu", std::string("x")}, {"cols", std::int64_t{1}}, {"median_us", 1.0},
+                             {"speedup", 2.0}}),
+                    Error);
+    CHECK(w.rows() == 2);
+  }
+  std::ifstream csv(dir / "gpu" / "t.csv");
+  std::stringstream ss;
+  ss << csv.rdbuf();
+  CHECK(ss.str() == "gpu,rows,median_us,speedup\n\"H100, \"\"SXM\"\"\",4096,12.5,\nx,1,,2\n");
+  std::ifstream js(dir / "gpu" / "t.jsonl");
+  std::string line1, line2;
+  std::getline(js, line1);
+  std::getline(js, line2);
+  CHECK(line1 == R"({"gpu":"H100, \"SXM\"","rows":4096,"median_us":12.5,"speedup":null})");
+  CHECK(line2 == R"({"gpu":"x","rows":1,"median_us":null,"speedup":2.0})");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("names and lists", "[csv]") {
+  CHECK(sanitize_name("NVIDIA H100 80GB HBM3") == "NVIDIA_H100_80GB_HBM3");
+  CHECK(sanitize_name("  a//b  ") == "a_b");
+  CHECK(sanitize_name("") == "unknown_gpu");
+  CHECK(split_list("1.0, 0.5,,0.3") == std::vector<std::string>{"1.0", "0.5", "0.3"});
+  CHECK(parse_dims("28672x8192") == std::vector<std::int64_t>{28672, 8192});
+  CHECK_THROWS_AS(parse_dims("12x"), Error);
+  CHECK_THROWS_AS(parse_dims("12xa"), Error);
+}
+
+TEST_CASE("parallel encoders equal the reference encoders on the whole matrix", "[gen]") {
+  for (const int db : {1, 2, 4, 8}) {
+    for (const double d : {0.0, 0.03, 0.3, 1.0}) {
+      for (const int threads : {1, 3, 8}) {
+        const analysis::PatternSpec spec{analysis::Pattern::exact_nnz, d, 0.0};
+        const std::int64_t rows = 37, cols = 301;
+        const RowBlocks<half> m = generate_rows<half>(spec, rows, cols, 7, threads);
+        // Reassemble the whole matrix and encode it with the reference encoders.
+        SparseRows<half> whole;
+        whole.cols = cols;
+        for (const auto& b : m.blocks)
+          for (std::int64_t r = 0; r < b.rows; ++r) {
+            for (std::int64_t k = b.row_ptr[r]; k < b.row_ptr[r + 1]; ++k) whole.push(b.col[k], b.val[k]);
+            whole.end_row();
+          }
+        REQUIRE(whole.rows == rows);
+        const auto ref_macko = encode_macko(whole, MackoParams{db});
+        const auto got = to_macko(m, MackoParams{db}, threads);
+        CHECK(got.values == ref_macko.values);
+        CHECK(got.deltas == ref_macko.deltas);
+        CHECK(got.row_ptr.narrow == ref_macko.row_ptr.narrow);
+        CHECK(got.nnz == ref_macko.nnz);
+        got.validate();
+        const auto ref_csr = encode_csr<half>(whole);
+        const auto csr = to_csr(m, threads);
+        CHECK(csr.row_ptr == ref_csr.row_ptr);
+        CHECK(csr.col == ref_csr.col);
+        CHECK(csr.val == ref_csr.val);
+        const auto dense = to_dense(m, threads);
+        CHECK(dense == whole.to_dense());
+      }
+    }
+  }
+}
+
+TEST_CASE("generated matrices do not depend on the thread count", "[gen]") {
+  const analysis::PatternSpec spec{analysis::Pattern::exact_nnz, 0.5, 0.0};
+  const auto a = to_csr(generate_rows<bfloat16>(spec, 100, 64, 3, 1), 1);
+  const auto b = to_csr(generate_rows<bfloat16>(spec, 100, 64, 3, 7), 7);
+  CHECK(a.col == b.col);
+  CHECK(a.val == b.val);
+  CHECK(a.nnz() == 100 * 32);
+}
+
+TEST_CASE("oracle matches a direct double dot product", "[gen]") {
+  const analysis::PatternSpec spec{analysis::Pattern::exact_nnz, 0.4, 0.0};
+  const auto m = generate_rows<half>(spec, 20, 50, 11, 4);
+  const auto x = random_vector<half>(50, 12);
+  const auto o = spmv_oracle_parallel(m, x, 4);
+  const auto dense = to_dense(m, 1);
+  for (std::int64_t r = 0; r < 20; ++r) {
+    double s = 0;
+    for (std::int64_t c = 0; c < 50; ++c) s += double(to_float(dense[r * 50 + c])) * double(to_float(x[c]));
+    CHECK(o.y[r] == Approx(s).epsilon(1e-12));
+    CHECK(o.row_nnz[r] == 20);
+  }
+}

@@ -1,0 +1,668 @@
+// ws_bench_macko: MACKO SpMV against its baselines, in one program and one run.
+//
+// Kernels per case (same matrix, same x, y = A x with fp32 accumulation):
+//   cublas_gemv   cublasGemmEx on the dense matrix (fp16/bf16 in and out, CUBLAS_COMPUTE_32F)
+//   cusparse_csr  cusparseSpMV on CSR (32-bit indices, fp16/bf16 values, CUDA_R_32F compute)
+//   csr_warp      our plain CSR kernel (kernels/csr_spmv.hpp), one warp per row
+//   macko         the MACKO kernel (kernels/macko_spmv.hpp), one row per schedule swept
+//   copy          cudaMemcpyAsync D2D moving the MACKO case's bytes (read + write): the floor
+// Every kernel is checked against a double-precision oracle over all rows (computed on the
+// host with threads) before it is timed; see README.md for the method and the columns.
+#include <cublas_v2.h>
+#include <cusparse.h>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/patterns.hpp"
+#include "bench/bench_common.hpp"
+#include "bench/matrix_gen.hpp"
+#include "kernels/csr_spmv.hpp"
+#include "reference/models/spmv_common.hpp"
+#ifndef WS_BENCH_HAVE_MACKO
+#define WS_BENCH_HAVE_MACKO 0
+#endif
+#if WS_BENCH_HAVE_MACKO
+#include "kernels/macko_spmv.hpp"
+#endif
+
+using namespace warpsparse;
+using namespace warpsparse::bench;
+
+namespace {
+
+// macko-paper.txt Appendix D: rows x cols of the benchmarked weight matrices.
+constexpr std::int64_t kPaperShapes[][2] = {
+    {4096, 4096},   {8192, 8192},   {8192, 29568},  {32000, 5120},  {32000, 8192},  {28672, 8192},
+    {5120, 5120},   {5120, 13824},  {3584, 20480},  {4096, 11008},  {13824, 5120},  {18944, 3584},
+    {14336, 4096},  {4096, 14336},  {8192, 28672},  {11008, 4096},  {32000, 4096},  {20480, 3584},
+    {3584, 18944},  {21504, 7168},  {7168, 7168},   {28672, 7168},  {7168, 28672},  {27648, 9216},
+    {9216, 9216},   {36864, 9216},  {9216, 36864},  {36864, 12288}, {12288, 12288}, {49152, 12288},
+    {12288, 49152}};
+constexpr const char* kQuickShapes = "4096x4096,12288x12288,28672x8192,36864x12288";
+constexpr const char* kQuickDensities = "1.0,0.7,0.5,0.3,0.1,0.05";
+constexpr const char* kFullDensities = "1.0,0.9,0.8,0.7,0.6,0.5,0.4,0.3,0.2,0.1,0.05";
+constexpr const char* kQuickPatternShapes = "12288x12288";
+
+void check_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cublasGetStatusString(s));
+}
+void check_cusparse(cusparseStatus_t s, const char* what) {
+  if (s != CUSPARSE_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cusparseGetErrorString(s));
+}
+#define WS_CUBLAS(call) check_cublas((call), #call)
+#define WS_CUSPARSE(call) check_cusparse((call), #call)
+
+struct Options {
+  bool full = false;
+  std::string shapes, densities, patterns = "all", pattern_shapes;
+  double pattern_density = 0.5;
+  std::string value_types = "fp16";
+  std::string delta_bits = "4";
+  std::string warps_per_block, unroll_blocks, lane_accumulators;
+  std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy";
+  int csr_warps_per_block = 8;
+  int warmup = 100, iters = 200;
+  bool no_flush = false;
+  std::string out = "bench/results";
+  int threads = default_threads();
+  std::uint64_t seed = 1;
+  bool dry_run = false, host_only = false;
+};
+
+struct Case {
+  std::int64_t rows, cols;
+  analysis::PatternSpec spec;
+};
+
+std::string shape_str(std::int64_t r, std::int64_t c) { return std::to_string(r) + "x" + std::to_string(c); }
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::vector<std::array<std::int64_t, 2>> parse_shapes(const std::string& s) {
+  std::vector<std::array<std::int64_t, 2>> out;
+  if (s == "all" || s == "paper") {
+    for (const auto& p : kPaperShapes) out.push_back({p[0], p[1]});
+    return out;
+  }
+  for (const auto& item : split_list(s)) {
+    const auto d = parse_dims(item);
+    require(d.size() == 2, "a shape is ROWSxCOLS, got '" + item + "'");
+    out.push_back({d[0], d[1]});
+  }
+  return out;
+}
+
+std::vector<double> parse_doubles(const std::string& s) {
+  std::vector<double> out;
+  for (const auto& item : split_list(s)) {
+    std::size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    require(used == item.size() && v >= 0.0 && v <= 1.0, "bad density '" + item + "' (expected a number in [0, 1])");
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<int> parse_ints(const std::string& s, const char* what) {
+  std::vector<int> out;
+  for (const auto& item : split_list(s)) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    require(used == item.size(), std::string("bad ") + what + " '" + item + "'");
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<Case> build_cases(const Options& o) {
+  const auto shapes = parse_shapes(o.shapes);
+  const auto densities = parse_doubles(o.densities);
+  const auto pshapes = parse_shapes(o.pattern_shapes);
+  std::vector<analysis::Pattern> families;
+  if (o.patterns == "all") {
+    for (const auto p : analysis::all_patterns())
+      if (p != analysis::Pattern::exact_nnz) families.push_back(p);
+  } else if (o.patterns != "none") {
+    for (const auto& name : split_list(o.patterns)) families.push_back(analysis::parse_pattern(name));
+  }
+  std::vector<Case> cases;
+  for (const auto& s : shapes) {
+    for (const double d : densities) cases.push_back({s[0], s[1], {analysis::Pattern::exact_nnz, d, 0.0}});
+    const bool with_families = std::find(pshapes.begin(), pshapes.end(), s) != pshapes.end();
+    if (with_families)
+      for (const auto f : families)
+        if (f != analysis::Pattern::exact_nnz) cases.push_back({s[0], s[1], {f, o.pattern_density, 0.0}});
+  }
+  return cases;
+}
+
+std::uint64_t case_seed(std::uint64_t seed, const Case& c) {
+  // Each case is reproducible on its own, whatever else the run contains.
+  std::uint64_t h = seed * 0x9E3779B97F4A7C15ull;
+  for (const std::uint64_t v : {std::uint64_t(c.rows), std::uint64_t(c.cols), std::uint64_t(c.spec.kind),
+                                std::uint64_t(std::llround(c.spec.density * 1e6))})
+    h = (h ^ v) * 0x100000001B3ull + 0x632BE59BD9B4E019ull;
+  return h;
+}
+
+// --- correctness ---------------------------------------------------------------------------------
+struct Check {
+  double max_abs = 0, max_rel = 0, worst_ratio = 0;
+  std::int64_t worst_row = -1, nonfinite = 0;
+  bool pass = true;
+};
+
+// err_i <= gamma_{k_i + 2} sum_j |a_ij x_j| + u_out |y_i| + tiny (spmv_common.hpp's SpmvBound),
+// with k_i the longest chain of fp32 roundings the kernel can apply to row i. max_rel is
+// max_i |err_i| / max_i |y_i| (error relative to the output's scale; a per-row ratio explodes
+// on rows whose exact sum is near zero).
+template <class T>
+Check check_output(const std::vector<T>& y, const Oracle& o, const std::function<std::int64_t(std::int64_t)>& chain) {
+  Check c;
+  const double u_out = unit_roundoff<T>();
+  // Rounding to fp16 near zero is absolute: half the smallest subnormal.
+  const double abs_floor = std::is_same_v<T, warpsparse::half> ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
+  double ymax = 0;
+  for (std::size_t r = 0; r < y.size(); ++r) ymax = std::max(ymax, std::abs(o.y[r]));
+  const SpmvBound b;
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    const double got = to_float(y[r]);
+    if (!std::isfinite(got)) {
+      ++c.nonfinite;
+      c.pass = false;
+      if (c.worst_row < 0) c.worst_row = static_cast<std::int64_t>(r);
+      continue;
+    }
+    const double err = std::abs(got - o.y[r]);
+    const auto rr = static_cast<std::int64_t>(r);
+    const double bound = b.bound(chain(rr), o.abs_sum[r], o.y[r], u_out, o.row_nnz[r]) + abs_floor;
+    c.max_abs = std::max(c.max_abs, err);
+    const double ratio = err / bound;
+    if (ratio > c.worst_ratio) {
+      c.worst_ratio = ratio;
+      c.worst_row = rr;
+    }
+    if (err > bound) c.pass = false;
+  }
+  c.max_rel = ymax > 0 ? c.max_abs / ymax : c.max_abs;
+  if (c.nonfinite > 0) c.max_abs = c.max_rel = std::numeric_limits<double>::infinity();
+  return c;
+}
+
+// --- one measured kernel ---------------------------------------------------------------------------
+struct Measured {
+  std::string kernel, schedule;
+  int delta_bits = 0;
+  Summary t;
+  std::uint64_t bytes = 0;
+  std::optional<Check> check;
+  double effective_density = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct Context {
+  Options opt;
+  DeviceInfo dev;
+  double copy_gbps = 0;
+  TimingConfig timing;
+  std::unique_ptr<L2Flusher> flusher;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  cusparseHandle_t cusparse = nullptr;
+  std::unique_ptr<ResultWriter> writer;
+  std::string commit, timestamp;
+  std::vector<std::string> table;
+  int failures = 0;
+  std::map<std::string, bool> warned;
+  bool want(const std::string& k) const {
+    const auto ks = split_list(opt.kernels);
+    return std::find(ks.begin(), ks.end(), k) != ks.end();
+  }
+};
+
+template <class T> constexpr cudaDataType cuda_type();
+template <> constexpr cudaDataType cuda_type<warpsparse::half>() { return CUDA_R_16F; }
+template <> constexpr cudaDataType cuda_type<bfloat16>() { return CUDA_R_16BF; }
+
+// Fills y with NaN so an unwritten element fails the check.
+template <class T>
+void poison(gpu::DeviceBuffer<T>& y, cudaStream_t s) {
+  WS_CUDA(cudaMemsetAsync(y.get(), 0xff, y.bytes(), s));
+}
+
+// Poisons y, runs once, checks against the oracle, then times.
+template <class T>
+Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuffer<T>& y, const Oracle& o,
+                         const std::function<std::int64_t(std::int64_t)>& chain,
+                         const std::function<void(cudaStream_t)>& launch) {
+  Measured m;
+  m.kernel = kernel;
+  poison(y, ctx.stream);
+  launch(ctx.stream);
+  WS_CUDA(cudaGetLastError());
+  WS_CUDA(cudaStreamSynchronize(ctx.stream));
+  m.check = check_output(y.download(), o, chain);
+  if (!m.check->pass) {
+    ++ctx.failures;
+    std::fprintf(stderr, "  FAIL %s: max_abs_err %.3g, worst row %lld (err/bound %.3g), %lld non-finite\n",
+                 kernel.c_str(), m.check->max_abs, static_cast<long long>(m.check->worst_row), m.check->worst_ratio,
+                 static_cast<long long>(m.check->nonfinite));
+  }
+  m.t = time_launches(launch, ctx.timing, *ctx.flusher, ctx.stream);
+  return m;
+}
+
+std::string schedule_str(int wpb, int unroll, int acc) {
+  return "wpb=" + std::to_string(wpb) + "/unroll=" + std::to_string(unroll) + "/acc=" + std::to_string(acc);
+}
+
+// --- one case ------------------------------------------------------------------------------------
+template <class T>
+void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total) {
+  const Options& o = ctx.opt;
+  const auto vt = std::string(to_string(ValueTypeOf<T>::value));
+  const std::string label = "[" + std::to_string(index + 1) + "/" + std::to_string(total) + "] " +
+                            shape_str(c.rows, c.cols) + " " + std::string(analysis::to_string(c.spec.kind)) +
+                            " d=" + fmt("%.2f", c.spec.density) + " " + vt;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+
+  // Host side: generate, encode, oracle. Errors here (a pattern family not implemented yet)
+  // skip the case.
+  std::optional<RowBlocks<T>> m;
+  try {
+    m = generate_rows<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), e.what());
+    return;
+  }
+  const std::int64_t nnz = m->nnz();
+  const std::vector<T> x = random_vector<T>(c.cols, case_seed(o.seed, c) ^ 0x5851F42D4C957F2Dull);
+  const Oracle oracle = spmv_oracle_parallel(*m, x, o.threads);
+  const bool csr_fits = nnz <= std::numeric_limits<std::int32_t>::max();
+  std::optional<Csr<T, std::int32_t>> csr;
+  if ((ctx.want("cusparse_csr") || ctx.want("csr_warp")) && csr_fits) csr = to_csr(*m, o.threads);
+  std::vector<T> dense;
+  if (ctx.want("cublas_gemv")) dense = to_dense(*m, o.threads);
+  std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
+  std::vector<Macko<T>> mackos;
+  if (ctx.want("macko") || ctx.want("copy"))
+    for (const int db : dbs) mackos.push_back(to_macko(*m, MackoParams{db}, o.threads));
+  m.reset();
+  const double host_s = seconds();
+  std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s\n", label.c_str(), static_cast<long long>(nnz), host_s);
+  if (o.host_only) return;
+
+  // Device memory: everything below at once, as a conservative estimate.
+  const std::uint64_t vec_bytes = (c.rows + c.cols) * sizeof(T);
+  std::uint64_t need = vec_bytes + dense.size() * sizeof(T);
+  if (csr) need += csr->storage_bytes() * 2;  // cuSPARSE's buffer is at most about its input
+  std::uint64_t macko_max = 0;
+  for (const auto& mk : mackos) macko_max = std::max<std::uint64_t>(macko_max, mk.storage_bytes());
+  need += 2 * macko_max + vec_bytes;  // the matrix and the copy's two halves
+  require_device_memory(need, label);
+
+  const float alpha = 1.0f, beta = 0.0f;
+  gpu::DeviceBuffer<T> x_d(x);
+  gpu::DeviceBuffer<T> y_d(static_cast<std::size_t>(c.rows));
+  std::vector<Measured> results;
+  const std::int64_t cols = c.cols;
+  // Vendor kernels: any summation order, and tensor-core accumulation may truncate: 2(n + 2).
+  auto vendor_chain = [&](std::int64_t r) { return 2 * (oracle.row_nnz[r] + 2); };
+  // Ours: a lane's fma chain covers at most cols/32 + 8 elements, then <= 3 + 5 additions.
+  auto ours_chain = [cols](std::int64_t) { return (cols + 31) / 32 + 16; };
+
+  if (ctx.want("cublas_gemv")) {
+    gpu::DeviceBuffer<T> a_d(dense);
+    dense.clear();
+    dense.shrink_to_fit();
+    require(c.rows <= 0x7fffffff && c.cols <= 0x7fffffff, "cuBLAS GEMV needs int dimensions");
+    const int m_rows = static_cast<int>(c.rows), k_cols = static_cast<int>(c.cols);
+    // Row-major A (rows x cols) is column-major A^T with lda = cols: y = (A^T)^T x.
+    auto launch = [&](cudaStream_t) {
+      WS_CUBLAS(cublasGemmEx(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, m_rows, 1, k_cols, &alpha, a_d.get(),
+                             cuda_type<T>(), k_cols, x_d.get(), cuda_type<T>(), k_cols, &beta, y_d.get(),
+                             cuda_type<T>(), m_rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    };
+    Measured r = verify_and_time<T>(ctx, "cublas_gemv", y_d, oracle, vendor_chain, launch);
+    r.bytes = a_d.bytes() + vec_bytes;
+    results.push_back(r);
+  }
+
+  if (csr) {
+    gpu::DeviceCsr<T> csr_d = gpu::upload_csr(*csr);
+    if (ctx.want("cusparse_csr")) {
+      cusparseSpMatDescr_t mat = nullptr;
+      cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
+      struct Destroy {
+        cusparseSpMatDescr_t& m;
+        cusparseDnVecDescr_t& a;
+        cusparseDnVecDescr_t& b;
+        ~Destroy() {
+          if (m) cusparseDestroySpMat(m);
+          if (a) cusparseDestroyDnVec(a);
+          if (b) cusparseDestroyDnVec(b);
+        }
+      } destroy{mat, vx, vy};
+      WS_CUSPARSE(cusparseCreateCsr(&mat, c.rows, c.cols, nnz, csr_d.row_ptr.get(), csr_d.col.get(), csr_d.val.get(),
+                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()));
+      WS_CUSPARSE(cusparseCreateDnVec(&vx, c.cols, x_d.get(), cuda_type<T>()));
+      WS_CUSPARSE(cusparseCreateDnVec(&vy, c.rows, y_d.get(), cuda_type<T>()));
+      std::size_t buf_bytes = 0;
+      WS_CUSPARSE(cusparseSpMV_bufferSize(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy,
+                                          CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &buf_bytes));
+      gpu::DeviceBuffer<std::uint8_t> buf(std::max<std::size_t>(buf_bytes, 1));
+      // Preprocessing is untimed, as a library user would do it once per matrix.
+      WS_CUSPARSE(cusparseSpMV_preprocess(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy,
+                                          CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buf.get()));
+      auto launch = [&](cudaStream_t) {
+        WS_CUSPARSE(cusparseSpMV(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy,
+                                 CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buf.get()));
+      };
+      Measured r = verify_and_time<T>(ctx, "cusparse_csr", y_d, oracle, vendor_chain, launch);
+      r.bytes = csr_d.bytes() + vec_bytes;
+      results.push_back(r);
+    }
+    if (ctx.want("csr_warp")) {
+      gpu::CsrSchedule sched;
+      sched.warps_per_block = o.csr_warps_per_block;
+      auto launch = [&](cudaStream_t s) { gpu::csr_spmv<T, T>(csr_d, x_d.get(), y_d.get(), alpha, beta, sched, s); };
+      Measured r = verify_and_time<T>(ctx, "csr_warp", y_d, oracle, ours_chain, launch);
+      r.schedule = "wpb=" + std::to_string(sched.warps_per_block);
+      r.bytes = csr_d.bytes() + vec_bytes;
+      results.push_back(r);
+    }
+  } else if (ctx.want("cusparse_csr") || ctx.want("csr_warp")) {
+    std::fprintf(stderr, "  CSR baselines skipped: %lld nonzeros exceed 32-bit indices\n", static_cast<long long>(nnz));
+  }
+
+  for (const auto& mk : mackos) {
+    const std::uint64_t bytes = mk.storage_bytes() + vec_bytes;
+#if WS_BENCH_HAVE_MACKO
+    if (ctx.want("macko")) {
+      gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
+      const macko::Schedule def = gpu::default_schedule(mk.delta_bits);
+      const auto wpbs = o.warps_per_block.empty() ? std::vector<int>{def.warps_per_block} : parse_ints(o.warps_per_block, "warps per block");
+      const auto unrolls = o.unroll_blocks.empty() ? std::vector<int>{def.unroll_blocks} : parse_ints(o.unroll_blocks, "unroll blocks");
+      const auto accs = o.lane_accumulators.empty() ? std::vector<int>{def.lane_accumulators} : parse_ints(o.lane_accumulators, "lane accumulators");
+      for (const int wpb : wpbs)
+        for (const int un : unrolls)
+          for (const int acc : accs) {
+            macko::Schedule s = def;
+            s.warps_per_block = wpb;
+            s.unroll_blocks = un;
+            s.lane_accumulators = acc;
+            const std::string ss = schedule_str(wpb, un, acc);
+            if (!s.valid()) {
+              std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());
+              continue;
+            }
+            auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, x_d.get(), y_d.get(), alpha, beta, s, st); };
+            try {
+              Measured r = verify_and_time<T>(ctx, "macko", y_d, oracle, ours_chain, launch);
+              r.schedule = ss;
+              r.delta_bits = mk.delta_bits;
+              r.bytes = dm.bytes() + vec_bytes;
+              r.effective_density = mk.effective_density();
+              results.push_back(r);
+            } catch (const Error& e) {
+              // A schedule the kernel does not compile: report once, go on.
+              if (!ctx.warned[ss + std::to_string(mk.delta_bits)])
+                std::fprintf(stderr, "  macko db=%d %s skipped: %s\n", mk.delta_bits, ss.c_str(), e.what());
+              ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
+              WS_CUDA(cudaStreamSynchronize(ctx.stream));
+            }
+          }
+    }
+#else
+    if (ctx.want("macko") && !ctx.warned["macko"]) {
+      std::fprintf(stderr, "MACKO: not built (warpsparse::kernels missing at configure time)\n");
+      ctx.warned["macko"] = true;
+    }
+#endif
+    if (ctx.want("copy") && &mk == &mackos.front()) {
+      // The copy moves as many bytes (read + written) as MACKO reads and writes.
+      const std::size_t half_bytes = std::max<std::uint64_t>(bytes / 2, 16);
+      gpu::DeviceBuffer<std::uint8_t> src(half_bytes), dst(half_bytes);
+      WS_CUDA(cudaMemset(src.get(), 0x3c, half_bytes));
+      Measured r;
+      r.kernel = "copy";
+      r.bytes = 2 * half_bytes;
+      r.t = time_launches(
+          [&](cudaStream_t st) { WS_CUDA(cudaMemcpyAsync(dst.get(), src.get(), half_bytes, cudaMemcpyDeviceToDevice, st)); },
+          ctx.timing, *ctx.flusher, ctx.stream);
+      results.push_back(r);
+    }
+  }
+
+  // Rows, with speedups against the baselines of this case.
+  double t_cublas = std::numeric_limits<double>::quiet_NaN(), t_cusparse = t_cublas;
+  for (const auto& r : results) {
+    if (r.kernel == "cublas_gemv") t_cublas = r.t.median;
+    if (r.kernel == "cusparse_csr") t_cusparse = r.t.median;
+  }
+  const double actual_density = double(nnz) / (double(c.rows) * double(c.cols));
+  const Measured* best_macko = nullptr;
+  std::map<std::string, double> by_kernel;
+  for (const auto& r : results) {
+    const double gbps = double(r.bytes) / (r.t.median * 1e-6) / 1e9;
+    Row row{{"gpu", ctx.dev.name},
+            {"kernel", r.kernel},
+            {"schedule", r.schedule},
+            {"rows", std::int64_t{c.rows}},
+            {"cols", std::int64_t{c.cols}},
+            {"density", c.spec.density},
+            {"actual_density", actual_density},
+            {"pattern", std::string(analysis::to_string(c.spec.kind))},
+            {"value_type", vt},
+            {"delta_bits", r.delta_bits ? Value{std::int64_t{r.delta_bits}} : Value{}},
+            {"nnz", std::int64_t{nnz}},
+            {"median_us", r.t.median},
+            {"p10_us", r.t.p10},
+            {"p90_us", r.t.p90},
+            {"bytes", static_cast<std::int64_t>(r.bytes)},
+            {"gbps", gbps},
+            {"pct_copy_bw", 100.0 * gbps / ctx.copy_gbps},
+            {"speedup_vs_cublas", opt_double(t_cublas / r.t.median)},
+            {"speedup_vs_cusparse", opt_double(t_cusparse / r.t.median)},
+            {"max_abs_err", r.check ? opt_double(r.check->max_abs) : Value{}},
+            {"max_rel_err", r.check ? opt_double(r.check->max_rel) : Value{}},
+            {"check", std::string(r.check ? (r.check->pass ? "pass" : "FAIL") : "")},
+            {"effective_density", opt_double(r.effective_density)},
+            {"iters", std::int64_t{static_cast<std::int64_t>(r.t.n)}},
+            {"commit", ctx.commit},
+            {"timestamp", ctx.timestamp}};
+    ctx.writer->write(row);
+    if (r.kernel == "macko" && (!best_macko || r.t.median < best_macko->t.median)) best_macko = &r;
+    if (!by_kernel.count(r.kernel)) by_kernel[r.kernel] = r.t.median;
+    std::fprintf(stderr, "  %-13s %-26s %9.1f us  %7.1f GB/s  %5.1f%% copy bw  %s\n", r.kernel.c_str(),
+                 r.schedule.c_str(), r.t.median, gbps, 100.0 * gbps / ctx.copy_gbps,
+                 r.check ? (r.check->pass ? "ok" : "FAIL") : "");
+  }
+  if (best_macko) by_kernel["macko"] = best_macko->t.median;
+  auto cell = [&](const char* k) {
+    const auto it = by_kernel.find(k);
+    return it == by_kernel.end() ? std::string("       -") : fmt("%8.1f", it->second);
+  };
+  std::string line = shape_str(c.rows, c.cols);
+  line.resize(std::max<std::size_t>(line.size(), 13), ' ');
+  std::string pat = std::string(analysis::to_string(c.spec.kind));
+  pat.resize(std::max<std::size_t>(pat.size(), 16), ' ');
+  line += " " + pat + fmt(" %5.2f", c.spec.density) + " " + vt + " " + cell("cublas_gemv") + " " +
+          cell("cusparse_csr") + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("copy");
+  if (best_macko) {
+    const double gbps = double(best_macko->bytes) / (best_macko->t.median * 1e-6) / 1e9;
+    line += fmt("  %6.2fx", t_cublas / best_macko->t.median) + fmt("  %5.1f%%", 100.0 * gbps / ctx.copy_gbps);
+  }
+  ctx.table.push_back(line);
+  std::fprintf(stderr, "%s: done in %.1f s\n", label.c_str(), seconds());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ws_bench_macko: MACKO SpMV vs cuBLAS GEMV, cuSPARSE CSR, our CSR kernel and a D2D copy"};
+  Options o;
+  bool quick = false;
+  app.add_flag("--quick", quick, "quick subset (default): shapes " + std::string(kQuickShapes) + ", densities " +
+                                     kQuickDensities + ", pattern families on " + kQuickPatternShapes);
+  app.add_flag("--full", o.full, "all 31 shapes of macko-paper.txt Appendix D, densities " + std::string(kFullDensities) +
+                                     ", pattern families on the quick shapes");
+  app.add_option("--shapes", o.shapes, "ROWSxCOLS list, or 'paper' for all 31");
+  app.add_option("--densities", o.densities, "densities of the exact-nnz uniform pattern");
+  app.add_option("--patterns", o.patterns, "pattern families run at --pattern-density: 'all', 'none' or a list")
+      ->capture_default_str();
+  app.add_option("--pattern-density", o.pattern_density, "density of the other pattern families")->capture_default_str();
+  app.add_option("--pattern-shapes", o.pattern_shapes, "shapes that also run the pattern families");
+  app.add_option("--value-types", o.value_types, "fp16, bf16 or both")->capture_default_str();
+  app.add_option("--delta-bits", o.delta_bits, "MACKO delta widths, e.g. 4 or 2,4,8")->capture_default_str();
+  app.add_option("--warps-per-block", o.warps_per_block, "MACKO schedules: list swept (default: the kernel's)");
+  app.add_option("--unroll-blocks", o.unroll_blocks, "MACKO schedules: list swept");
+  app.add_option("--lane-accumulators", o.lane_accumulators, "MACKO schedules: list swept");
+  app.add_option("--kernels", o.kernels, "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy")->capture_default_str();
+  app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
+  app.add_option("--warmup", o.warmup, "untimed launches before timing (>= 100 for reported numbers)")->capture_default_str();
+  app.add_option("--iters", o.iters, "timed launches (>= 200 for reported numbers)")->capture_default_str();
+  app.add_flag("--no-flush", o.no_flush, "do not flush L2 between timed launches (warm-cache numbers)");
+  app.add_option("--out", o.out, "results go to OUT/<gpu name>/")->capture_default_str();
+  app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();
+  app.add_option("--seed", o.seed, "base seed (each case derives its own)")->capture_default_str();
+  app.add_flag("--dry-run", o.dry_run, "list the cases and exit");
+  app.add_flag("--host-only", o.host_only, "generate, encode and compute the oracle only (no GPU; timing of the host side)");
+  CLI11_PARSE(app, argc, argv);
+  if (quick && o.full) {
+    std::fprintf(stderr, "error: --quick and --full exclude each other\n");
+    return 2;
+  }
+
+  try {
+    if (o.shapes.empty()) o.shapes = o.full ? "paper" : kQuickShapes;
+    if (o.densities.empty()) o.densities = o.full ? kFullDensities : kQuickDensities;
+    // The families run on the quick shapes in --full too: they ask how the pattern changes the
+    // speed, which four shapes answer; the density sweep is what covers all 31.
+    if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
+    require(o.threads >= 1, "--threads must be >= 1");
+    const std::vector<Case> cases = build_cases(o);
+    const auto vts = split_list(o.value_types);
+    for (const auto& v : vts) require(v == "fp16" || v == "bf16", "value type must be fp16 or bf16, got '" + v + "'");
+    for (const int db : parse_ints(o.delta_bits, "delta bits"))
+      require(macko::valid_delta_bits(db), "delta bits must be 1, 2, 4 or 8");
+    std::fprintf(stderr, "# %zu cases x %zu value types, warmup %d, iters %d, L2 flush %s\n", cases.size(), vts.size(),
+                 o.warmup, o.iters, o.no_flush ? "off" : "on");
+    if (o.dry_run) {
+      for (const auto& c : cases)
+        std::printf("%s %s %.2f\n", shape_str(c.rows, c.cols).c_str(), std::string(analysis::to_string(c.spec.kind)).c_str(),
+                    c.spec.density);
+      return 0;
+    }
+
+    Context ctx;
+    ctx.opt = o;
+    if (o.host_only) {
+      std::size_t i = 0;
+      for (const auto& c : cases)
+        for (const auto& v : vts) {
+          if (v == "fp16") run_case<warpsparse::half>(ctx, c, i, cases.size() * vts.size());
+          else run_case<bfloat16>(ctx, c, i, cases.size() * vts.size());
+          ++i;
+        }
+      return 0;
+    }
+    if (!gpu::device_available()) {
+      std::fprintf(stderr, "ws_bench_macko: no CUDA device, nothing timed\n");
+      return 77;
+    }
+    if (o.warmup < 100 || o.iters < 200)
+      std::fprintf(stderr, "# note: warmup %d / iters %d are below the 100 / 200 the method asks for reported numbers\n",
+                   o.warmup, o.iters);
+    ctx.dev = query_device_info(0);
+    ctx.timing = TimingConfig{o.warmup, o.iters, !o.no_flush};
+    ctx.flusher = std::make_unique<L2Flusher>(ctx.dev.l2_bytes);
+    WS_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+    WS_CUBLAS(cublasCreate(&ctx.cublas));
+    WS_CUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
+    WS_CUSPARSE(cusparseCreate(&ctx.cusparse));
+    WS_CUSPARSE(cusparseSetStream(ctx.cusparse, ctx.stream));
+    // Ceiling: a 1 GiB copy (well past L2), median of a short timed series.
+    ctx.copy_gbps = measure_copy_bandwidth(std::int64_t{1} << 30, TimingConfig{10, 50, true}, *ctx.flusher, ctx.stream);
+    ctx.commit = git_commit();
+    ctx.timestamp = utc_timestamp();
+    std::string args;
+    for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
+    auto meta = run_metadata(ctx.dev, ctx.copy_gbps, "ws_bench_macko", args);
+    int cublas_ver = 0, cusparse_ver = 0;
+    cublasGetVersion(ctx.cublas, &cublas_ver);
+    cusparseGetVersion(ctx.cusparse, &cusparse_ver);
+    meta["cublas_version"] = cublas_ver;
+    meta["cusparse_version"] = cusparse_ver;
+    meta["warmup"] = o.warmup;
+    meta["iters"] = o.iters;
+    meta["macko_built"] = bool(WS_BENCH_HAVE_MACKO);
+    meta["oracle"] = "double precision on the host over every row; pass iff every element is finite and within the "
+                     "fp32 forward error bound of its row";
+    const std::filesystem::path dir = std::filesystem::path(o.out) / sanitize_name(ctx.dev.name);
+    const std::string stem = "macko_" + utc_timestamp_compact();
+    ctx.writer = std::make_unique<ResultWriter>(dir, stem);
+    std::ofstream(dir / (stem + ".meta.json")) << meta.dump(2) << '\n';
+    std::fprintf(stderr, "# results: %s\n", ctx.writer->csv_path().c_str());
+
+    std::size_t i = 0, errors = 0;
+    for (const auto& c : cases)
+      for (const auto& v : vts) {
+        try {
+          if (v == "fp16") run_case<warpsparse::half>(ctx, c, i, cases.size() * vts.size());
+          else run_case<bfloat16>(ctx, c, i, cases.size() * vts.size());
+        } catch (const std::exception& e) {
+          ++errors;
+          std::fprintf(stderr, "case %zu (%s) failed: %s\n", i + 1, shape_str(c.rows, c.cols).c_str(), e.what());
+          // A sticky CUDA error poisons every later case: stop rather than report garbage.
+          if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+            std::fprintf(stderr, "CUDA context is broken, stopping\n");
+            break;
+          }
+        }
+        ++i;
+      }
+
+    std::printf("# %s, copy %.0f GB/s, commit %s; times are median us, L2 flushed\n", ctx.dev.name.c_str(),
+                ctx.copy_gbps, ctx.commit.c_str());
+    std::printf("%-13s %-16s %5s %4s %8s %8s %8s %8s %8s  %7s  %6s\n", "shape", "pattern", "d", "type", "cublas",
+                "cusparse", "csr", "macko", "copy", "vs_cublas", "%copy");
+    for (const auto& l : ctx.table) std::printf("%s\n", l.c_str());
+    std::printf("# %zu rows in %s; %d check failures, %zu case errors\n", ctx.writer->rows(),
+                ctx.writer->csv_path().c_str(), ctx.failures, errors);
+    cublasDestroy(ctx.cublas);
+    cusparseDestroy(ctx.cusparse);
+    cudaStreamDestroy(ctx.stream);
+    return (ctx.failures || errors) ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ws_bench_macko: %s\n", e.what());
+    return 1;
+  }
+}

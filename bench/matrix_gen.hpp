@@ -1,0 +1,61 @@
+// Fast host-side construction of benchmark matrices: rows generated in parallel, encoded to
+// MACKO and CSR in parallel, plus the dense copy for cuBLAS and the double-precision oracle.
+//
+// Row r's column set is analysis::pattern_row(spec, cols, seed, r): the pattern library's own
+// per-row generator, so the pattern equals what analysis::generate would give. Its values come
+// from a per-row stream of ours (N(0, 1), rounded to T, redrawn when zero). Everything is a pure
+// function of (spec, shape, seed, row): the thread count changes nothing.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "analysis/patterns.hpp"
+#include "reference/formats/csr.hpp"
+#include "reference/formats/macko.hpp"
+#include "reference/formats/sparse_rows.hpp"
+
+namespace warpsparse::bench {
+
+// Runs body(i) for i in [0, n) on `threads` threads; rethrows the first exception.
+void parallel_for(std::int64_t n, int threads, const std::function<void(std::int64_t)>& body);
+
+int default_threads();
+
+template <class T>
+struct RowBlocks {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> first_row;  // first row of each block
+  std::vector<SparseRows<T>> blocks;    // consecutive row ranges
+  std::int64_t nnz() const;
+};
+
+template <class T>
+RowBlocks<T> generate_rows(const analysis::PatternSpec& spec, std::int64_t rows, std::int64_t cols,
+                           std::uint64_t seed, int threads);
+
+// n values drawn from N(0, 1), rounded to T, never zero.
+template <class T>
+std::vector<T> random_vector(std::int64_t n, std::uint64_t seed);
+
+template <class T>
+Csr<T, std::int32_t> to_csr(const RowBlocks<T>& m, int threads);
+
+// Encodes each block with encode_macko and concatenates: a MACKO row's stored elements depend
+// only on that row, so the result equals encode_macko of the whole matrix.
+template <class T>
+Macko<T> to_macko(const RowBlocks<T>& m, const MackoParams& p, int threads);
+
+template <class T>
+std::vector<T> to_dense(const RowBlocks<T>& m, int threads);  // row-major
+
+// y = A x in double, and sum |a_ij x_j| per row (for error bounds).
+struct Oracle {
+  std::vector<double> y;
+  std::vector<double> abs_sum;
+  std::vector<std::int64_t> row_nnz;
+};
+template <class T>
+Oracle spmv_oracle_parallel(const RowBlocks<T>& m, const std::vector<T>& x, int threads);
+
+}  // namespace warpsparse::bench

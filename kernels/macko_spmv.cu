@@ -1,0 +1,125 @@
+// Host side of the MACKO SpMV kernels: upload, schedule dispatch, launches.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <string>
+#include <type_traits>
+
+#include "kernels/macko_spmv.cuh"
+#include "kernels/macko_spmv.hpp"
+
+namespace warpsparse::gpu {
+
+namespace {
+
+template <class H> struct DeviceType;
+template <> struct DeviceType<half> { using type = __half; };
+template <> struct DeviceType<bfloat16> { using type = __nv_bfloat16; };
+template <> struct DeviceType<float> { using type = float; };
+template <class H> using device_t = typename DeviceType<H>::type;
+
+// Compiled schedule variants (lane_accumulators, unroll_blocks). Every delta width gets the
+// default; 4-bit deltas, the tuned path, get the sweep. Kept short: each is a kernel to build.
+struct Variant { int db, acc, unroll; };
+constexpr Variant kVariants[] = {
+    {4, 1, 1}, {4, 1, 2}, {4, 2, 2}, {4, 1, 4}, {4, 2, 4},
+    {1, 1, 2}, {2, 1, 2}, {8, 1, 2},
+};
+
+template <int DB, int ACC, int UNROLL, class TD, class TYD>
+void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
+                    std::int64_t rows, float alpha, float beta, int wpb, cudaStream_t st) {
+  const std::int64_t blocks = (rows + wpb - 1) / wpb;
+  require(blocks <= 0x7fffffff, "too many rows for one launch");
+  const dim3 grid(static_cast<unsigned>(blocks)), block(static_cast<unsigned>(32 * wpb));
+  if (wide)
+    detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, true>, TD, TYD>
+        <<<grid, block, 0, st>>>(v, d, p, x, y, rows, alpha, beta);
+  else
+    detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, false>, TD, TYD>
+        <<<grid, block, 0, st>>>(v, d, p, x, y, rows, alpha, beta);
+}
+
+std::string variant_list() {
+  std::string s;
+  for (const auto& v : kVariants)
+    s += (s.empty() ? "" : ", ") + std::string("db=") + std::to_string(v.db) + "/acc=" + std::to_string(v.acc) +
+         "/unroll=" + std::to_string(v.unroll);
+  return s;
+}
+
+}  // namespace
+
+macko::Schedule default_schedule(int delta_bits) {
+  macko::Schedule s;
+  s.delta_bits = delta_bits;
+  s.warps_per_block = 4;
+  s.unroll_blocks = 2;
+  s.lane_accumulators = 1;
+  return s;
+}
+
+template <class T>
+DeviceMacko<T> upload_macko(const Macko<T>& a) {
+  a.validate();  // every decoded column < cols: the kernel reads x without bounds checks
+  DeviceMacko<T> d;
+  d.rows = a.rows;
+  d.cols = a.cols;
+  d.nnz = a.nnz;
+  d.emitted = a.emitted();
+  d.delta_bits = a.delta_bits;
+  d.wide = a.row_ptr.wide;
+  const std::uint64_t need = a.storage_bytes();
+  std::size_t free_b = 0, total_b = 0;
+  WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  require(need <= free_b, "MACKO matrix needs " + std::to_string(need) + " bytes on the device, only " +
+                              std::to_string(free_b) + " are free");
+  d.values = DeviceBuffer<T>(a.values);
+  d.deltas = DeviceBuffer<std::uint8_t>(a.deltas);
+  if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
+  else d.row_ptr32 = DeviceBuffer<std::uint32_t>(a.row_ptr.narrow);
+  return d;
+}
+
+template <class T, class TY>
+void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float beta,
+                const macko::Schedule& s, cudaStream_t stream) {
+  require(s.valid(), "invalid MACKO schedule");
+  require(s.delta_bits == a.delta_bits, "schedule delta bits " + std::to_string(s.delta_bits) +
+                                            " differ from the matrix's " + std::to_string(a.delta_bits));
+  if (a.rows == 0) return;
+  using TD = device_t<T>;
+  using TYD = device_t<TY>;
+  const auto* v = reinterpret_cast<const TD*>(a.values.get());
+  const auto* xd = reinterpret_cast<const TD*>(x);
+  auto* yd = reinterpret_cast<TYD*>(y);
+  const void* p = a.wide ? static_cast<const void*>(a.row_ptr64.get()) : static_cast<const void*>(a.row_ptr32.get());
+  const std::uint8_t* d = a.deltas.get();
+  bool launched = false;
+  auto try_variant = [&](auto db_c, auto acc_c, auto un_c) {
+    if (launched || s.delta_bits != db_c.value || s.lane_accumulators != acc_c.value ||
+        s.unroll_blocks != un_c.value)
+      return;
+    launch_variant<db_c.value, acc_c.value, un_c.value>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta,
+                                                        s.warps_per_block, stream);
+    launched = true;
+  };
+  using std::integral_constant;
+#define WS_VARIANT(DB, ACC, UN) \
+  try_variant(integral_constant<int, DB>{}, integral_constant<int, ACC>{}, integral_constant<int, UN>{})
+  WS_VARIANT(4, 1, 1); WS_VARIANT(4, 1, 2); WS_VARIANT(4, 2, 2); WS_VARIANT(4, 1, 4); WS_VARIANT(4, 2, 4);
+  WS_VARIANT(1, 1, 2); WS_VARIANT(2, 1, 2); WS_VARIANT(8, 1, 2);
+#undef WS_VARIANT
+  require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
+                        "/unroll=" + std::to_string(s.unroll_blocks) + " is not compiled; compiled: " + variant_list());
+  WS_CUDA(cudaGetLastError());
+}
+
+template DeviceMacko<half> upload_macko<half>(const Macko<half>&);
+template DeviceMacko<bfloat16> upload_macko<bfloat16>(const Macko<bfloat16>&);
+template void macko_spmv<half, half>(const DeviceMacko<half>&, const half*, half*, float, float, const macko::Schedule&, cudaStream_t);
+template void macko_spmv<half, float>(const DeviceMacko<half>&, const half*, float*, float, float, const macko::Schedule&, cudaStream_t);
+template void macko_spmv<bfloat16, bfloat16>(const DeviceMacko<bfloat16>&, const bfloat16*, bfloat16*, float, float, const macko::Schedule&, cudaStream_t);
+template void macko_spmv<bfloat16, float>(const DeviceMacko<bfloat16>&, const bfloat16*, float*, float, float, const macko::Schedule&, cudaStream_t);
+
+}  // namespace warpsparse::gpu

@@ -1,0 +1,300 @@
+// 2:4 sparse GEMM with mma.sp::ordered_metadata m16n8k32 (sm_80+): C = A·B, A compressed 2:4 along K.
+//
+// Schedule (reference/formats/sparse24_layout.hpp, replayed by reference/models/sparse24_gemm_model.hpp):
+//   * CTA tile BM × BN × 64, warps of 64 × WN, a kStages-deep cp.async pipeline of A (compressed),
+//     B and swizzled metadata tiles in XOR-swizzled shared memory.
+//   * Per 64-wide K tile each warp loads its metadata with one ldmatrix.x4 (one 32-bit word per
+//     lane per m16 tile, covering both k32 steps), then per k32 step A fragments with ldmatrix.x4
+//     and B fragments with ldmatrix.x4.trans, and issues (WM/16)·(WN/8) mma.sp with sparsity
+//     selector 0 (first k32 step: lanes t0/t1 of each quad) or 1 (second: t2/t3).
+//   * Ragged shapes: A is stored padded (128 rows, 64 columns); B rows >= K and columns >= N are
+//     zero-filled by cp.async's src-size operand; C stores are masked per element.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "kernels/sparse24/sparse24_launch.hpp"
+#include "reference/common/error.hpp"
+#include "reference/formats/sparse24_layout.hpp"
+
+namespace warpsparse::sparse24::gpu {
+namespace {
+
+__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16-byte global -> shared copy that reads `src_bytes` (0..16) and zero-fills the rest.
+__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// D += A·B for one m16n8k32 tile. Selector is an immediate (PTX requires a constant).
+template <bool kBf16, int kSelector>
+__device__ __forceinline__ void mma_sp(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[4],
+                                       std::uint32_t e) {
+  if constexpr (kBf16) {
+    asm("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, %13;\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e),
+          "n"(kSelector));
+  } else {
+    asm("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, %13;\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e),
+          "n"(kSelector));
+  }
+}
+
+template <class TOut>
+__device__ __forceinline__ TOut convert_out(float v);
+template <>
+__device__ __forceinline__ float convert_out<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half convert_out<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 convert_out<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// Stores the pair (v0, v1) at columns col, col+1 of `row`, masked by N; one wide store when both
+// fit and the address is aligned for it.
+template <class TOut>
+__device__ __forceinline__ void store_pair(TOut* c, int ldc, int row, int col, int n, float v0, float v1) {
+  TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
+  if (col + 1 < n && (reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(TOut))) == 0) {
+    if constexpr (sizeof(TOut) == 4) {
+      *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+    } else {
+      TOut two[2] = {convert_out<TOut>(v0), convert_out<TOut>(v1)};
+      *reinterpret_cast<std::uint32_t*>(p) = *reinterpret_cast<const std::uint32_t*>(two);
+    }
+  } else {
+    if (col < n) p[0] = convert_out<TOut>(v0);
+    if (col + 1 < n) p[1] = convert_out<TOut>(v1);
+  }
+}
+
+template <class S, bool kBf16, class TOut>
+__global__ void __launch_bounds__(S::kThreads, 1)
+    sparse24_gemm_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
+                         const std::uint16_t* __restrict__ b, TOut* __restrict__ c, int m, int n, int k,
+                         int rows_padded, int cols_padded, int ldb, int ldc) {
+  extern __shared__ __align__(128) std::uint8_t smem[];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / S::kWarpsN, wn = warp % S::kWarpsN;
+
+  // Grouped rasterization: 8 consecutive CTAs share B column tiles and walk M, for L2 reuse.
+  const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
+  constexpr int kGroupM = 8;
+  const int pid = static_cast<int>(blockIdx.x);
+  const int width = kGroupM * tiles_n;
+  const int first_m = (pid / width) * kGroupM;
+  const int group_m = min(tiles_m - first_m, kGroupM);
+  const int tile_m = first_m + (pid % width) % group_m;
+  const int tile_n = (pid % width) / group_m;
+  const int m0 = tile_m * S::kBM, n0 = tile_n * S::kBN;
+
+  const std::uint32_t smem_base = smem_u32(smem);
+  auto stage_a = [&](int s) { return smem_base + static_cast<std::uint32_t>(s * S::kStageBytes); };
+  auto stage_b = [&](int s) { return stage_a(s) + S::kAStageBytes; };
+  auto stage_e = [&](int s) { return stage_b(s) + S::kBStageBytes; };
+
+  const int vcols = cols_padded / 2;
+  const int blocks_m = rows_padded / kMetaBlockRows;
+  const int ktiles = cols_padded / S::kBK;
+
+  auto load_tile = [&](int s, int kt) {
+    // A: BM rows × 4 chunks of 16 B; storage is padded, no masks.
+    constexpr int kAChunks = S::kBM * 4;
+#pragma unroll
+    for (int i = tid; i < kAChunks; i += S::kThreads) {
+      const int row = i >> 2, chunk = i & 3;
+      const std::uint16_t* src = a + static_cast<std::int64_t>(m0 + row) * vcols + kt * (S::kBK / 2) + chunk * 8;
+      cp_async_16(stage_a(s) + S::a_offset(row, chunk), src, 16);
+    }
+    // Metadata: BM/16 blocks of 128 B, contiguous in the kb-major swizzled order.
+    constexpr int kEChunks = S::kEStageBytes / 16;
+    if (tid < kEChunks) {
+      const std::uint16_t* src =
+          e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves + tid * 8;
+      cp_async_16(stage_e(s) + static_cast<std::uint32_t>(tid * 16), src, 16);
+    }
+    // B: 64 rows × BN/8 chunks; rows >= K and columns >= N are zero-filled.
+    constexpr int kBChunksPerRow = S::kBN / 8;
+    constexpr int kBChunks = S::kBK * kBChunksPerRow;
+#pragma unroll
+    for (int i = tid; i < kBChunks; i += S::kThreads) {
+      const int kk = i / kBChunksPerRow, chunk = i % kBChunksPerRow;
+      const int gk = kt * S::kBK + kk, gn = n0 + chunk * 8;
+      int bytes = 0;
+      if (gk < k && gn < n) bytes = min(8, n - gn) * 2;
+      // NOTE: a fully masked chunk still needs a valid address; b itself is one.
+      const std::uint16_t* src = bytes > 0 ? b + static_cast<std::int64_t>(gk) * ldb + gn : b;
+      cp_async_16(stage_b(s) + S::b_offset(kk, chunk), src, bytes);
+    }
+  };
+
+  float acc[S::kMmaM][S::kMmaN][4];
+#pragma unroll
+  for (int mi = 0; mi < S::kMmaM; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < S::kMmaN; ++ni)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < S::kStages - 1; ++s) {
+    if (s < ktiles) load_tile(s, s);
+    cp_async_commit();
+  }
+
+  for (int kt = 0; kt < ktiles; ++kt) {
+    cp_async_wait<S::kStages - 2>();
+    __syncthreads();
+    // Refill the stage every warp finished reading in iteration kt-1 (the barrier above).
+    const int pf = kt + S::kStages - 1;
+    if (pf < ktiles) load_tile(pf % S::kStages, pf);
+    cp_async_commit();
+
+    const int s = kt % S::kStages;
+    std::uint32_t meta[4];
+    ldmatrix_x4(meta, stage_e(s) + S::e_ldsm_offset(lane, wm * (S::kWM / 16)));
+#pragma unroll
+    for (int ks = 0; ks < 2; ++ks) {
+      std::uint32_t af[S::kMmaM][4], bf[S::kMmaN][4];
+#pragma unroll
+      for (int mi = 0; mi < S::kMmaM; ++mi)
+        ldmatrix_x4(af[mi], stage_a(s) + S::a_ldsm_offset(lane, wm * S::kWM + 16 * mi, ks));
+#pragma unroll
+      for (int ni = 0; ni < S::kMmaN; ++ni)
+        ldmatrix_x4_trans(bf[ni], stage_b(s) + S::b_ldsm_offset(lane, wn * S::kWN + 8 * ni, ks));
+#pragma unroll
+      for (int mi = 0; mi < S::kMmaM; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < S::kMmaN; ++ni) {
+          if (ks == 0) mma_sp<kBf16, 0>(acc[mi][ni], af[mi], bf[ni], meta[mi]);
+          else mma_sp<kBf16, 1>(acc[mi][ni], af[mi], bf[ni], meta[mi]);
+        }
+    }
+  }
+  cp_async_wait<0>();
+
+  // Epilogue: the C/D fragment rows g, g+8, columns 2t, 2t+1 of each m16n8 tile.
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mi = 0; mi < S::kMmaM; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < S::kMmaN; ++ni) {
+      const int row = m0 + wm * S::kWM + 16 * mi + g;
+      const int col = n0 + wn * S::kWN + 8 * ni + 2 * t;
+      if (row < m) store_pair(c, ldc, row, col, n, acc[mi][ni][0], acc[mi][ni][1]);
+      if (row + 8 < m) store_pair(c, ldc, row + 8, col, n, acc[mi][ni][2], acc[mi][ni][3]);
+    }
+}
+
+template <class S, bool kBf16, class TOut>
+void launch_typed(const GemmArgs& g, cudaStream_t stream) {
+  auto kernel = sparse24_gemm_kernel<S, kBf16, TOut>;
+  // Opt in to > 48 KB of dynamic shared memory, once per device and instantiation.
+  static std::atomic<std::uint64_t> configured{0};
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) throw Error(std::string("sparse24 gemm: cudaGetDevice: ") + cudaGetErrorString(err));
+  const std::uint64_t bit = dev < 64 ? (1ull << dev) : 0;
+  if (!(configured.load() & bit)) {
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
+    if (err != cudaSuccess)
+      throw Error(std::string("sparse24 gemm: cudaFuncSetAttribute: ") + cudaGetErrorString(err));
+    configured.fetch_or(bit);
+  }
+  const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
+  require(tiles < (1ll << 31), "sparse24 gemm: too many tiles");
+  kernel<<<static_cast<unsigned>(tiles), S::kThreads, S::kSmemBytes, stream>>>(
+      static_cast<const std::uint16_t*>(g.a_values), g.a_meta, static_cast<const std::uint16_t*>(g.b),
+      static_cast<TOut*>(g.c), g.m, g.n, g.k, g.rows_padded, g.cols_padded, g.ldb, g.ldc);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) throw Error(std::string("sparse24 gemm: launch: ") + cudaGetErrorString(err));
+}
+
+template <class S>
+void launch_schedule(const GemmArgs& g, cudaStream_t stream) {
+  const bool bf16 = g.in == Elem::kBf16;
+  if (g.out == Elem::kFp32) {
+    bf16 ? launch_typed<S, true, float>(g, stream) : launch_typed<S, false, float>(g, stream);
+  } else if (bf16) {
+    launch_typed<S, true, __nv_bfloat16>(g, stream);
+  } else {
+    launch_typed<S, false, __half>(g, stream);
+  }
+}
+
+template <bool kBf16, int kSel>
+__global__ void probe_kernel(const std::uint32_t* a, const std::uint32_t* b, const float* c, const std::uint32_t* e,
+                             float* d) {
+  const int l = static_cast<int>(threadIdx.x);
+  std::uint32_t ar[4], br[4];
+  float acc[4];
+  for (int i = 0; i < 4; ++i) {
+    ar[i] = a[4 * l + i];
+    br[i] = b[4 * l + i];
+    acc[i] = c[4 * l + i];
+  }
+  mma_sp<kBf16, kSel>(acc, ar, br, e[l]);
+  for (int i = 0; i < 4; ++i) d[4 * l + i] = acc[i];
+}
+
+}  // namespace
+
+void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
+  require(g.in == Elem::kBf16 || g.in == Elem::kFp16, "sparse24 gemm: inputs must be bf16 or fp16");
+  require(g.out == Elem::kFp32 || g.out == g.in, "sparse24 gemm: output must be fp32 or the input type");
+  require(g.m >= 0 && g.n >= 0 && g.k >= 0, "sparse24 gemm: negative shape");
+  require(g.rows_padded % kRowAlign == 0 && g.rows_padded >= g.m && g.cols_padded % kColAlign == 0 &&
+              g.cols_padded >= g.k,
+          "sparse24 gemm: A is not padded to 128 rows x 64 columns (use sparse24::compress + upload)");
+  require(g.ldb >= g.n && g.ldb % 8 == 0, "sparse24 gemm: ldb must be >= N and a multiple of 8 (got ldb=" +
+                                               std::to_string(g.ldb) + ", N=" + std::to_string(g.n) + ")");
+  require(reinterpret_cast<std::uintptr_t>(g.b) % 16 == 0 && reinterpret_cast<std::uintptr_t>(g.a_values) % 16 == 0 &&
+              reinterpret_cast<std::uintptr_t>(g.a_meta) % 16 == 0,
+          "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
+  require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
+  if (g.m == 0 || g.n == 0) return;
+  if (g.tile == Tile::kLarge) launch_schedule<ScheduleLarge>(g, stream);
+  else launch_schedule<ScheduleSmall>(g, stream);
+}
+
+void probe_mma_sp(const std::uint32_t* a, const std::uint32_t* b, const float* c, const std::uint32_t* e,
+                  int selector, Elem in, float* d) {
+  require(selector == 0 || selector == 1, "probe_mma_sp: selector must be 0 or 1");
+  const bool bf16 = in == Elem::kBf16;
+  if (bf16 && selector == 0) probe_kernel<true, 0><<<1, 32>>>(a, b, c, e, d);
+  if (bf16 && selector == 1) probe_kernel<true, 1><<<1, 32>>>(a, b, c, e, d);
+  if (!bf16 && selector == 0) probe_kernel<false, 0><<<1, 32>>>(a, b, c, e, d);
+  if (!bf16 && selector == 1) probe_kernel<false, 1><<<1, 32>>>(a, b, c, e, d);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) throw Error(std::string("probe_mma_sp: launch: ") + cudaGetErrorString(err));
+}
+
+}  // namespace warpsparse::sparse24::gpu

@@ -1,0 +1,42 @@
+// Launch interface of the 2:4 sparse GEMM kernels, free of host-library headers so that the .cu
+// compiles with nvcc alone. Typed front: sparse24_gemm.hpp (alignment rules are listed there).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+namespace warpsparse::sparse24::gpu {
+
+enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
+
+// Which kernel configuration (sparse24_layout.hpp): kLarge = 128×256×64 tile, 8 warps, 3 stages;
+// kSmall = 128×128×64 tile, 4 warps, 4 stages.
+enum class Tile : std::uint8_t { kLarge = 0, kSmall = 1 };
+
+inline std::string to_string(Tile t) { return t == Tile::kLarge ? "128x256x64" : "128x128x64"; }
+
+// Untyped launch description; every pointer is device memory.
+struct GemmArgs {
+  const void* a_values = nullptr;
+  const std::uint16_t* a_meta = nullptr;  // swizzled
+  int m = 0, k = 0, rows_padded = 0, cols_padded = 0;
+  const void* b = nullptr;
+  int n = 0, ldb = 0;
+  void* c = nullptr;
+  int ldc = 0;
+  Elem in = Elem::kBf16;       // bf16 or fp16 (A and B)
+  Elem out = Elem::kFp32;      // fp32, or the input type
+  Tile tile = Tile::kLarge;
+};
+
+// Enqueues the mma.sp kernel on `stream` (asynchronous; launch errors are thrown).
+void launch_gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+// Runs one mma.sp::ordered_metadata m16n8k32 on one warp with the given per-lane registers (device
+// pointers: a, b 32×4 words, c 32×4 floats, e 32 words; d receives 32×4 floats). The GPU test uses
+// it to check the fragment tables of reference/warp/mma_sp.hpp on the hardware.
+void probe_mma_sp(const std::uint32_t* a, const std::uint32_t* b, const float* c, const std::uint32_t* e,
+                  int selector, Elem in, float* d);
+
+}  // namespace warpsparse::sparse24::gpu

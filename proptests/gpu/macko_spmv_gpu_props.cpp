@@ -1,0 +1,176 @@
+// GPU MACKO SpMV == its warp model, bit for bit; and the model == the double oracle within the
+// derived fp32 bound. Fresh random cases every run (rapidcheck prints the seed to replay).
+#include <catch2/catch.hpp>
+#include <rapidcheck.h>
+#include <rapidcheck/catch.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "analysis/patterns.hpp"
+#include "kernels/macko_spmv.hpp"
+#include "reference/models/macko_spmv_model.hpp"
+
+using namespace warpsparse;
+
+namespace {
+
+template <class T>
+std::uint32_t raw_bits(T v) {
+  if constexpr (sizeof(T) == 2) return std::bit_cast<std::uint16_t>(v);
+  else return std::bit_cast<std::uint32_t>(v);
+}
+
+struct Case {
+  std::int64_t rows, cols;
+  analysis::PatternSpec spec;
+  std::uint64_t seed;
+  int delta_bits;
+  macko::Schedule sched;
+  bool trailing, wide;
+  float alpha, beta;
+};
+
+// Matrices built on purpose to hit the encoder's and ROMA's edges: row lengths of every residue
+// modulo the alignment unit, zero runs around 2^b.
+template <class T>
+SparseRows<T> edge_matrix(std::int64_t rows, std::int64_t cols, int db, std::mt19937_64& rng) {
+  SparseRows<T> m;
+  m.cols = cols;
+  std::normal_distribution<float> n(0.f, 1.f);
+  const std::int64_t runs[] = {macko::max_skip(db) - 1, macko::max_skip(db), macko::max_skip(db) + 1,
+                               2 * macko::max_skip(db) + 1, 2 * macko::max_skip(db) + 2, 0, 1};
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t c = static_cast<std::int64_t>(rng() % 3) - 1;
+    const int mode = static_cast<int>(rng() % 4);
+    while (true) {
+      c += 1 + (mode == 0 ? 0 : runs[rng() % 7]);
+      if (c >= cols || (mode == 3 && rng() % 50 == 0)) break;
+      T v;
+      do v = from_float<T>(n(rng)); while (is_zero(v));
+      m.push(static_cast<std::int32_t>(c), v);
+    }
+    m.end_row();
+  }
+  return m;
+}
+
+template <class T, class TY>
+void check_case(const Case& c) {
+  std::mt19937_64 rng(c.seed);
+  SparseRows<T> m = (c.spec.kind == analysis::Pattern::clustered && c.spec.param < 0)
+                        ? edge_matrix<T>(c.rows, c.cols, c.delta_bits, rng)
+                        : analysis::generate<T>(c.spec, c.rows, c.cols, c.seed);
+  MackoParams p;
+  p.delta_bits = c.delta_bits;
+  p.emit_trailing_padding = c.trailing;
+  p.force_wide_row_pointers = c.wide;
+  const Macko<T> a = encode_macko(m, p);
+
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<T> x(static_cast<std::size_t>(c.cols));
+  for (auto& v : x) v = from_float<T>(u(rng));
+  std::vector<TY> y0(static_cast<std::size_t>(c.rows));
+  for (auto& v : y0) v = from_float<TY>(c.beta == 0.0f ? std::nanf("") : u(rng));  // beta==0 must not read y
+
+  const std::vector<TY> model = macko_spmv_model<T, T, TY>(a, x, y0, c.alpha, c.beta, c.sched);
+
+  auto da = gpu::upload_macko(a);
+  gpu::DeviceBuffer<T> dx(x);
+  gpu::DeviceBuffer<TY> dy(y0);
+  gpu::macko_spmv<T, TY>(da, dx.get(), dy.get(), c.alpha, c.beta, c.sched);
+  WS_CUDA(cudaDeviceSynchronize());
+  const std::vector<TY> got = dy.download();
+
+  for (std::int64_t r = 0; r < c.rows; ++r) {
+    if (raw_bits(got[r]) != raw_bits(model[r])) {
+      RC_FAIL("row " + std::to_string(r) + ": kernel " + std::to_string(to_float(got[r])) + " != model " +
+              std::to_string(to_float(model[r])) + " (rows " + std::to_string(c.rows) + ", cols " +
+              std::to_string(c.cols) + ", db " + std::to_string(c.delta_bits) + ", acc " +
+              std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) + ")");
+    }
+  }
+  // Model vs oracle within the derived bound.
+  const SparseRows<T> dec = decode_macko(a);
+  const auto oracle = spmv_oracle<T, T, TY>(dec, x, y0, c.alpha, c.beta);
+  SpmvBound b;
+  for (std::int64_t r = 0; r < c.rows; ++r) {
+    double abs_sum = 0;
+    for (std::int64_t k = dec.row_ptr[r]; k < dec.row_ptr[r + 1]; ++k)
+      abs_sum += std::abs(double(to_float(dec.val[k])) * double(to_float(x[dec.col[k]])));
+    abs_sum = std::abs(c.alpha) * abs_sum + (c.beta != 0 ? std::abs(double(c.beta) * to_float(y0[r])) : 0.0);
+    const std::int64_t len = a.row_ptr[r + 1] - a.row_ptr[r];
+    const double tol = b.bound(macko_chain_length(len, c.delta_bits, c.sched), abs_sum, oracle[r],
+                               unit_roundoff<TY>(), len);
+    RC_ASSERT(std::abs(double(to_float(model[r])) - oracle[r]) <= tol);
+  }
+}
+
+rc::Gen<Case> gen_case(bool big) {
+  return rc::gen::exec([big] {
+    Case c;
+    c.rows = *rc::gen::inRange<std::int64_t>(0, big ? 300 : 70).as("rows");
+    c.cols = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(1, 600), rc::gen::element<std::int64_t>(1, 7, 8, 9, 4096, 70000))
+                  .as("cols");
+    if (c.cols > 5000) c.rows = std::min<std::int64_t>(c.rows, 6);
+    const auto kinds = analysis::all_patterns();
+    c.spec.kind = *rc::gen::elementOf(kinds).as("pattern");
+    c.spec.density = *rc::gen::element(1.0, 0.9, 0.5, 0.3, 0.1, 0.05, 0.01, 0.001, 0.0).as("density");
+    if (*rc::gen::inRange(0, 4).as("edge") == 0) {  // hand-built edge rows (marked by param < 0)
+      c.spec.kind = analysis::Pattern::clustered;
+      c.spec.param = -1;
+    }
+    c.seed = *rc::gen::arbitrary<std::uint64_t>().as("seed");
+    c.delta_bits = *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
+    c.sched = gpu::default_schedule(c.delta_bits);
+    if (c.delta_bits == 4) {
+      const auto v = *rc::gen::element(std::pair{1, 1}, std::pair{1, 2}, std::pair{2, 2}, std::pair{1, 4}, std::pair{2, 4})
+                          .as("acc/unroll");
+      c.sched.lane_accumulators = v.first;
+      c.sched.unroll_blocks = v.second;
+    }
+    c.sched.warps_per_block = *rc::gen::element(1, 2, 4, 8).as("warps_per_block");
+    c.trailing = *rc::gen::arbitrary<bool>().as("trailing padding");
+    c.wide = *rc::gen::element(false, false, false, true).as("wide row pointers");
+    c.alpha = *rc::gen::element(1.0f, -0.5f, 2.0f).as("alpha");
+    c.beta = *rc::gen::element(0.0f, 0.0f, 1.0f, -0.75f).as("beta");
+    return c;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {
+  rc::prop("fp16 -> fp16", [] { check_case<half, half>(*gen_case(false)); });
+  rc::prop("fp16 -> fp32", [] { check_case<half, float>(*gen_case(false)); });
+  rc::prop("bf16 -> bf16", [] { check_case<bfloat16, bfloat16>(*gen_case(false)); });
+  rc::prop("bf16 -> fp32", [] { check_case<bfloat16, float>(*gen_case(true)); });
+}
+
+TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
+  auto run = [](std::int64_t rows, std::int64_t cols, double d, int db, bool wide) {
+    Case c{rows, cols, {analysis::Pattern::bernoulli, d, 0}, 1234, db, gpu::default_schedule(db), false, wide, 1.0f, 0.0f};
+    check_case<half, half>(c);
+  };
+  run(1, 1, 1.0, 4, false);          // one element
+  run(37, 100, 0.0, 4, false);       // all-zero matrix: every output must be written (0)
+  run(33, 1000, 1.0, 4, true);       // density 1, rows % 32 != 0, 64-bit row pointers
+  run(1, 200000, 0.3, 4, false);     // a single very long row
+  run(3, 70000, 0.001, 2, false);    // very sparse wide rows: padding dominates
+  run(1000, 64, 0.5, 1, false);
+  run(1000, 64, 0.5, 8, false);
+}
+
+TEST_CASE("MACKO kernel rejects a schedule that is not compiled", "[gpu][macko]") {
+  const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.5, 0}, 4, 64, 1);
+  auto da = gpu::upload_macko(encode_macko(m));
+  gpu::DeviceBuffer<half> x(64);
+  gpu::DeviceBuffer<half> y(4);
+  macko::Schedule s = gpu::default_schedule(4);
+  s.lane_accumulators = 8;
+  s.unroll_blocks = 8;
+  auto launch = [&] { gpu::macko_spmv<half, half>(da, x.get(), y.get(), 1.f, 0.f, s); };
+  REQUIRE_THROWS_AS(launch(), Error);
+}

@@ -1,0 +1,159 @@
+// Warp models against the double oracle (decode to rows, multiply in double), within the fp32
+// forward-error bound of each row's accumulation chain (SpmvBound with macko_chain_length /
+// csr_chain_length, computed per row by check_spmv): every schedule (lane accumulators 1/2/4/8,
+// delta bits 1/2/4/8), value types fp16/bf16/fp32/int8, outputs fp16/bf16/fp32, alpha/beta
+// including beta = 0 with NaN in y_old (must not leak). NaN/Inf matrix values must propagate as
+// in the oracle. The emulator must report no fault (misaligned or out-of-bounds load, inactive
+// lane read) for any case. On failure the case is written to ${build}/failures/.
+//
+// x is finite here on purpose: MACKO multiplies its padding zeros by x[col], so an Inf or NaN in
+// x under a padding element gives NaN where the sparse oracle does not (a dense GEMV would too).
+#include <random>
+
+#include "proptests/generators.hpp"
+#include "proptests/prop_support.hpp"
+#include "reference/models/csr_spmv_model.hpp"
+#include "reference/models/macko_spmv_model.hpp"
+#include "reference/models/spmv_check.hpp"
+
+using namespace warpsparse;
+using namespace warpsparse::proptest;
+
+namespace {
+
+template <class T>
+using XOf = std::conditional_t<std::is_same_v<T, std::int8_t>, half, T>;
+
+struct Epilogue {
+  float alpha = 1, beta = 0;
+};
+
+Epilogue gen_epilogue() {
+  Epilogue e;
+  e.alpha = *rc::gen::element(1.0f, -0.5f, 2.0f, 0.1f).as("alpha");
+  e.beta = *rc::gen::element(0.0f, 0.0f, 1.0f, -0.75f).as("beta");
+  return e;
+}
+
+template <class TX, class TY>
+void draw_vectors(std::uint64_t seed, std::int64_t cols, std::int64_t rows, float beta, std::vector<TX>& x,
+                  std::vector<TY>& y_old) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  x.resize(static_cast<std::size_t>(cols));
+  for (auto& v : x) v = from_float<TX>(u(rng));
+  y_old.resize(static_cast<std::size_t>(rows));
+  for (auto& v : y_old) v = from_float<TY>(u(rng));
+  // With beta = 0 y_old is never read: poison it so a leak shows as NaN.
+  if (beta == 0.0f)
+    for (auto& v : y_old) v = from_float<TY>(std::nanf(""));
+}
+
+template <class T, class TX, class TY>
+void dump(const SparseRows<T>& m, const std::vector<TX>& x, const std::vector<TY>& y, const std::vector<TY>& y_old,
+          float alpha, float beta, const std::string& what) {
+  FailureDump d;
+  d.matrix(m);
+  d.vector<TX>("x.txt", x);
+  d.vector<TY>("y_model.txt", y);
+  d.vector<TY>("y_old.txt", y_old);
+  d.vector("y_oracle.txt", spmv_oracle<T, TX, TY>(m, x, y_old, double(alpha), double(beta)));
+  d.note(what);
+}
+
+template <class T, class TY>
+void macko_property() {
+  using TX = XOf<T>;
+  const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
+  const macko::Schedule s = *gen_schedule().as("schedule");
+  const Epilogue ep = gen_epilogue();
+  RC_TAG(to_string(rec.family));
+  const SparseRows<T> m = build<T>(rec);
+  MackoParams p;
+  p.delta_bits = s.delta_bits;
+  const Macko<T> a = encode_macko(m, p);
+  std::vector<TX> x;
+  std::vector<TY> y_old;
+  draw_vectors(rec.seed, m.cols, m.rows, ep.beta, x, y_old);
+  std::vector<TY> y;
+  std::string fault;
+  try {
+    y = macko_spmv_model<T, TX, TY>(a, x, y_old, ep.alpha, ep.beta, s);
+  } catch (const warp::WarpFault& f) {
+    fault = f.what();
+  }
+  if (!fault.empty()) {
+    dump(m, x, std::vector<TY>(), y_old, ep.alpha, ep.beta, "emulator fault: " + fault);
+    RC_FAIL("emulator fault: " + fault);
+  }
+  const SparseRows<T> decoded = decode_macko(a);
+  const SpmvCheck c = check_spmv<T, TX, TY>(decoded, x, y_old, ep.alpha, ep.beta, y, [&](std::int64_t r) {
+    return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], s.delta_bits, s);
+  });
+  if (!c.ok()) dump(m, x, y, y_old, ep.alpha, ep.beta, "MACKO model vs oracle: " + c.first_failure);
+  RC_ASSERT(c.first_failure == "");
+}
+
+template <class T, class TY>
+void csr_property() {
+  using TX = XOf<T>;
+  const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
+  const bool narrow = *rc::gen::arbitrary<bool>().as("16-bit column indices");
+  const Epilogue ep = gen_epilogue();
+  const SparseRows<T> m = build<T>(rec);
+  std::vector<TX> x;
+  std::vector<TY> y_old;
+  draw_vectors(rec.seed, m.cols, m.rows, ep.beta, x, y_old);
+  std::vector<TY> y;
+  try {
+    if (narrow && m.cols <= 65536) y = csr_spmv_model<T, std::uint16_t, TX, TY>(encode_csr<T, std::uint16_t>(m), x, y_old, ep.alpha, ep.beta);
+    else y = csr_spmv_model<T, std::int32_t, TX, TY>(encode_csr<T>(m), x, y_old, ep.alpha, ep.beta);
+  } catch (const warp::WarpFault& f) {
+    dump(m, x, std::vector<TY>(), y_old, ep.alpha, ep.beta, std::string("emulator fault: ") + f.what());
+    RC_FAIL(std::string("emulator fault: ") + f.what());
+  }
+  const SparseRows<T> nz = m.without_zeros();
+  const SpmvCheck c = check_spmv<T, TX, TY>(nz, x, y_old, ep.alpha, ep.beta, y, [&](std::int64_t r) {
+    return csr_chain_length(nz.row_ptr[r + 1] - nz.row_ptr[r]);
+  });
+  if (!c.ok()) dump(m, x, y, y_old, ep.alpha, ep.beta, "CSR model vs oracle: " + c.first_failure);
+  RC_ASSERT(c.first_failure == "");
+}
+
+}  // namespace
+
+TEST_CASE("MACKO warp model equals the oracle within the fp32 bound, without faults") {
+  ws_prop("fp16 values, fp16 out", 1000, [] { macko_property<half, half>(); });
+  ws_prop("fp16 values, fp32 out", 800, [] { macko_property<half, float>(); });
+  ws_prop("bf16 values, bf16 out", 600, [] { macko_property<bfloat16, bfloat16>(); });
+  ws_prop("fp32 values, fp32 out", 600, [] { macko_property<float, float>(); });
+  ws_prop("int8 values, fp16 out", 500, [] { macko_property<std::int8_t, half>(); });
+  ws_prop("int8 values, bf16 out", 300, [] { macko_property<std::int8_t, bfloat16>(); });
+}
+
+TEST_CASE("CSR warp model equals the oracle within the fp32 bound, without faults") {
+  ws_prop("fp16 values, fp16 out", 600, [] { csr_property<half, half>(); });
+  ws_prop("bf16 values, fp32 out", 400, [] { csr_property<bfloat16, float>(); });
+  ws_prop("fp32 values, fp32 out", 400, [] { csr_property<float, float>(); });
+  ws_prop("int8 values, fp16 out", 300, [] { csr_property<std::int8_t, half>(); });
+}
+
+TEST_CASE("the check can fail: a perturbed output is caught") {
+  // Guards the guard: one flipped low bit in a long row exceeds nothing, but a wrong sign does.
+  SparseRows<float> m;
+  m.cols = 300;
+  for (int c = 0; c < 300; c += 3) m.push(c, 0.5f + float(c) / 1000.0f);
+  m.end_row();
+  const std::vector<float> x(300, 1.0f), y_old;
+  const Macko<float> a = encode_macko(m);
+  macko::Schedule s;
+  auto y = macko_spmv_model<float, float, float>(a, x, y_old, 1.0f, 0.0f, s);
+  auto chain = [&](std::int64_t) { return macko_chain_length(a.emitted(), 4, s); };
+  CHECK(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());
+  y[0] = std::nextafter(y[0], 1e30f);
+  CHECK(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());  // one ulp is within the bound
+  y[0] = -y[0];
+  CHECK_FALSE(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());
+  y[0] = std::nanf("");
+  CHECK_FALSE(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (the device tool) over binaries built here and carried in .devpkg/:
+# GPU property tests, compute-sanitizer (memcheck, racecheck), then benchmarks.
+# Usage: scripts/device_run.sh [tests] [sanitize] [probe "ARGS"] [ncu "ARGS"] [bench "ARGS"] ...
+# Logs go to $OUT (or ./device_out when OUT is unset).
+set -u
+OUT=${OUT:-$PWD/device_out}
+mkdir -p "$OUT"
+PKG=$PWD/.devpkg
+export LD_LIBRARY_PATH=$PKG/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
+status=0
+while [ $# -gt 0 ]; do
+  step=$1; shift
+  case $step in
+    tests)
+      for t in "$PKG"/bin/*_gpu_props; do
+        echo "== $(basename "$t")"
+        "$t" 2>&1 | tee "$OUT/$(basename "$t").log" | tail -5 || status=1
+      done ;;
+    sanitize)
+      for t in "$PKG"/bin/*_gpu_props; do
+        for tool in memcheck racecheck; do
+          echo "== compute-sanitizer --tool $tool $(basename "$t")"
+          RC_PARAMS="max_success=${SAN_CASES:-20}" compute-sanitizer --tool $tool --error-exitcode 9 "$t" \
+            > "$OUT/san_${tool}_$(basename "$t").log" 2>&1
+          rc=$?; echo "rc=$rc"; tail -3 "$OUT/san_${tool}_$(basename "$t").log"; [ $rc = 0 ] || status=1
+        done
+      done ;;
+    probe)
+      args=$1; shift
+      "$PKG"/bin/macko_probe $args 2>&1 | tee -a "$OUT/probe.log" ;;
+    ncu)
+      args=$1; shift
+      ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+          --section LaunchStats --section WarpStateStats -k regex:macko "$PKG"/bin/macko_probe $args --ncu \
+          > "$OUT/ncu.log" 2>&1; grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers|Stall|L1/TEX Hit|Compute \(SM\)" "$OUT/ncu.log" | head -60 ;;
+    bench)
+      args=$1; shift
+      for b in "$PKG"/bin/ws_bench_*; do
+        echo "== $(basename "$b") $args"
+        "$b" --out "$OUT" $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
+      done ;;
+    *) echo "unknown step $step"; status=2 ;;
+  esac
+done
+exit $status

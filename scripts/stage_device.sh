@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the release preset here (nvcc needs no GPU) and stages the GPU programs in .devpkg/
+# for the device machine, which has CUDA but none of the Debian -dev packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --preset release >/dev/null
+cmake --build --preset release -j2
+rm -rf .devpkg && mkdir -p .devpkg/bin .devpkg/lib
+find build/release -type f -perm -u+x \( -name '*_gpu_props' -o -name 'macko_probe' -o -name 'ws_bench_*' \) \
+  -exec cp {} .devpkg/bin/ \;
+# Shared libraries that are not part of the CUDA toolkit or libc travel along.
+for b in .devpkg/bin/*; do
+  ldd "$b" | awk '/=> \// {print $3}' | grep -v -E '/usr/local/cuda|libc\.so|libm\.so|libgcc_s|libstdc\+\+|ld-linux|libdl|libpthread|librt' \
+    | xargs -r -I{} cp -L {} .devpkg/lib/ || true
+done
+du -sh .devpkg

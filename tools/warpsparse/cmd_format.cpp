@@ -1,0 +1,273 @@
+// encode, inspect, verify and demo: the MACKO format commands of the warpsparse CLI.
+#include <fmt/core.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "analysis/patterns.hpp"
+#include "reference/formats/macko.hpp"
+#include "reference/io/macko_file.hpp"
+#include "reference/io/matrix_market.hpp"
+#include "reference/models/macko_spmv_model.hpp"
+#include "reference/models/spmv_check.hpp"
+#include "tools/warpsparse/commands.hpp"
+
+namespace warpsparse::cli {
+
+namespace {
+
+using io::AnyMacko;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct FormatOptions {
+  std::string value_type = "fp16";
+  int delta_bits = 4;
+};
+
+void add_format_options(CLI::App* c, FormatOptions& o) {
+  c->add_option("--value-type", o.value_type, "value type of the encoded matrix")
+      ->check(CLI::IsMember({"fp16", "bf16", "fp32", "int8"}));
+  c->add_option("--delta-bits", o.delta_bits, "bits per delta")->check(CLI::IsMember({1, 2, 4, 8}));
+}
+
+AnyMacko encode_file(const std::string& mtx, const FormatOptions& o) {
+  MackoParams p;
+  p.delta_bits = o.delta_bits;
+  return dispatch_value_type(parse_value_type(o.value_type), [&](auto tag) -> AnyMacko {
+    using T = decltype(tag);
+    return encode_macko(io::read_matrix_market_file<T>(mtx), p);
+  });
+}
+
+// A MACKO file as is, or a MatrixMarket file encoded with the options.
+AnyMacko load_any(const std::string& path, const FormatOptions& o) {
+  if (io::looks_like_macko(path)) return io::read_macko_file(path);
+  if (io::looks_like_matrix_market(path)) return encode_file(path, o);
+  std::ifstream probe(path);
+  if (!probe) throw Error(path + ": cannot open for reading");
+  throw Error(path + ": neither a MACKO file nor a MatrixMarket file (bad magic / header)");
+}
+
+// x type of the verification: the value type for floating types, fp16 for int8 weights.
+template <class T>
+using XOf = std::conditional_t<std::is_same_v<T, std::int8_t>, half, T>;
+
+struct VerifyResult {
+  SpmvCheck check;
+  std::string fault;  // a WarpFault message, empty when none
+  double model_seconds = 0;
+  std::int64_t schedules = 0;
+};
+
+template <class T>
+VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators) {
+  using TX = XOf<T>;
+  const SparseRows<T> decoded = decode_macko(a);  // independent path for the oracle
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<TX> x(static_cast<std::size_t>(a.cols));
+  for (auto& v : x) v = from_float<TX>(u(rng));
+  const std::vector<float> y_old;
+  VerifyResult res;
+  for (const int acc : accumulators) {
+    macko::Schedule s;
+    s.delta_bits = a.delta_bits;
+    s.lane_accumulators = acc;
+    std::vector<float> y;
+    const auto t0 = Clock::now();
+    try {
+      y = macko_spmv_model<T, TX, float>(a, x, y_old, 1.0f, 0.0f, s);
+    } catch (const warp::WarpFault& f) {
+      res.fault = fmt::format("lane_accumulators={}: {}", acc, f.what());
+      return res;
+    }
+    res.model_seconds += seconds_since(t0);
+    ++res.schedules;
+    const SpmvCheck c = check_spmv<T, TX, float>(decoded, x, y_old, 1.0f, 0.0f, y, [&](std::int64_t r) {
+      return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
+    });
+    res.check.max_error = std::max(res.check.max_error, c.max_error);
+    res.check.max_bound_ratio = std::max(res.check.max_bound_ratio, c.max_bound_ratio);
+    if (!c.ok() && res.check.ok())
+      res.check.first_failure = fmt::format("lane_accumulators={}: {}", acc, c.first_failure);
+    res.check.failures += c.failures;
+  }
+  return res;
+}
+
+template <class T>
+double density(const Macko<T>& m) {
+  return m.rows * m.cols == 0 ? 0.0 : double(m.nnz) / (double(m.rows) * double(m.cols));
+}
+
+template <class T>
+nlohmann::json summary_json(const Macko<T>& m) {
+  return {{"format", "macko"},
+          {"value_type", std::string(to_string(Macko<T>::kValueType))},
+          {"delta_bits", m.delta_bits},
+          {"rows", m.rows},
+          {"cols", m.cols},
+          {"nnz", m.nnz},
+          {"density", density(m)},
+          {"emitted", m.emitted()},
+          {"padding", m.padding()},
+          {"padded_length", m.padded_length()},
+          {"delta_bytes", m.deltas.size()},
+          {"row_ptr_bits", m.row_ptr.wide ? 64 : 32},
+          {"storage_bytes", m.storage_bytes()},
+          {"effd", m.effective_density()}};
+}
+
+template <class T>
+void print_summary(const Macko<T>& m) {
+  fmt::print("shape          {} x {}\n", m.rows, m.cols);
+  fmt::print("value type     {}, delta bits {}, row pointers {}-bit\n", to_string(Macko<T>::kValueType),
+             m.delta_bits, m.row_ptr.wide ? 64 : 32);
+  fmt::print("nnz            {} (density {:.6g})\n", m.nnz, density(m));
+  fmt::print("emitted        {} (padding {} = {:.4g}% of nnz)\n", m.emitted(), m.padding(),
+             m.nnz ? 100.0 * double(m.padding()) / double(m.nnz) : 0.0);
+  fmt::print("padded length  {} values, {} delta bytes\n", m.padded_length(), m.deltas.size());
+  fmt::print("storage        {} bytes, effd {:.6g}\n", m.storage_bytes(), m.effective_density());
+}
+
+template <class T>
+void print_arrays(const Macko<T>& m) {
+  fmt::print("values        ");
+  for (const T v : m.values) fmt::print(" {}", to_float(v));
+  fmt::print("\ndelta bytes   ");
+  for (const auto b : m.deltas) fmt::print(" {:02x}", b);
+  fmt::print("\nrow pointers  ");
+  for (std::int64_t r = 0; r <= m.rows; ++r) fmt::print(" {}", m.row_ptr[r]);
+  fmt::print("\n");
+}
+
+void report_verify(const VerifyResult& v) {
+  if (!v.fault.empty()) throw Error("verify: emulator finding (WarpFault): " + v.fault);
+  fmt::print("verify         {} schedule(s): max |error| {:.3g}, max error/bound {:.3g}, {} row failure(s)\n",
+             v.schedules, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
+  if (!v.check.ok()) throw Error("verify: model disagrees with the oracle: " + v.check.first_failure);
+}
+
+}  // namespace
+
+void register_format_commands(CLI::App& app) {
+  // encode
+  {
+    auto* c = app.add_subcommand("encode", "encode a MatrixMarket file into a MACKO file");
+    auto o = std::make_shared<FormatOptions>();
+    auto in = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("macko");
+    c->add_option("--format", *format, "storage format")->check(CLI::IsMember({"macko"}));
+    add_format_options(c, *o);
+    c->add_option("IN", *in, "MatrixMarket input")->required();
+    c->add_option("OUT", *out, "MACKO output file")->required();
+    c->callback([=] {
+      const AnyMacko m = encode_file(*in, *o);
+      io::write_macko_file(*out, m);
+      std::visit([&](const auto& a) {
+        fmt::print("{}: {}x{}, nnz {}, emitted {}, effd {:.6g}\n", *out, a.rows, a.cols, a.nnz, a.emitted(),
+                   a.effective_density());
+      }, m);
+    });
+  }
+  // inspect
+  {
+    auto* c = app.add_subcommand("inspect", "print a MACKO file's shape, padding and effective density");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto arrays = std::make_shared<bool>(false);
+    c->add_option("FILE", *path, "MACKO file")->required();
+    c->add_flag("--json", *json, "print JSON");
+    c->add_flag("--arrays", *arrays, "also print the decoded values, raw delta bytes and row pointers");
+    c->callback([=] {
+      const AnyMacko m = io::read_macko_file(*path);
+      std::visit([&](const auto& a) {
+        if (*json) {
+          auto j = summary_json(a);
+          j["file"] = *path;
+          if (*arrays) {
+            auto& v = j["values"] = nlohmann::json::array();
+            for (const auto x : a.values) v.push_back(to_float(x));
+            j["delta_bytes_raw"] = a.deltas;
+            auto& p = j["row_ptr"] = nlohmann::json::array();
+            for (std::int64_t r = 0; r <= a.rows; ++r) p.push_back(a.row_ptr[r]);
+          }
+          fmt::print("{}\n", j.dump(2));
+        } else {
+          fmt::print("file           {}\n", *path);
+          print_summary(a);
+          if (*arrays) print_arrays(a);
+        }
+      }, m);
+    });
+  }
+  // verify
+  {
+    auto* c = app.add_subcommand("verify", "run the MACKO warp model against the double oracle");
+    auto o = std::make_shared<FormatOptions>();
+    auto path = std::make_shared<std::string>();
+    auto seed = std::make_shared<std::uint64_t>(1);
+    add_format_options(c, *o);
+    c->add_option("FILE_OR_MTX", *path, "MACKO file, or MatrixMarket file to encode first")->required();
+    c->add_option("--seed", *seed, "seed of the random x");
+    c->callback([=] {
+      const AnyMacko m = load_any(*path, *o);
+      std::visit([&](const auto& a) {
+        fmt::print("file           {}\n", *path);
+        print_summary(a);
+        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}));
+        fmt::print("ok\n");
+      }, m);
+    });
+  }
+  // demo
+  {
+    auto* c = app.add_subcommand("demo", "generate, encode and verify a matrix; print a summary");
+    auto o = std::make_shared<FormatOptions>();
+    auto rows = std::make_shared<std::int64_t>(512);
+    auto cols = std::make_shared<std::int64_t>(4096);
+    auto dens = std::make_shared<double>(0.5);
+    auto seed = std::make_shared<std::uint64_t>(1);
+    add_format_options(c, *o);
+    c->add_option("--rows", *rows, "rows")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+    c->add_option("--cols", *cols, "columns")->check(CLI::Range(std::int64_t{1}, kMaxCols));
+    c->add_option("--density", *dens, "fraction of nonzeros per row (exact_nnz pattern)")->check(CLI::Range(0.0, 1.0));
+    c->add_option("--seed", *seed, "pattern and x seed");
+    c->callback([=] {
+      dispatch_value_type(parse_value_type(o->value_type), [&](auto tag) {
+        using T = decltype(tag);
+        analysis::PatternSpec spec;
+        spec.kind = analysis::Pattern::exact_nnz;
+        spec.density = *dens;
+        const SparseRows<T> m = analysis::generate<T>(spec, *rows, *cols, *seed);
+        MackoParams p;
+        p.delta_bits = o->delta_bits;
+        // Encoder throughput: best of 3 runs (one core).
+        Macko<T> a;
+        double enc = 1e300;
+        for (int i = 0; i < 3; ++i) {
+          const auto t0 = Clock::now();
+          a = encode_macko(m, p);
+          enc = std::min(enc, seconds_since(t0));
+        }
+        fmt::print("demo           exact_nnz, seed {}\n", *seed);
+        print_summary(a);
+        const VerifyResult v = verify_macko(a, *seed, {1});
+        report_verify(v);
+        fmt::print("throughput     encoder {:.3g} nonzeros/s ({:.3g} matrix elements/s); warp model {:.3g} "
+                   "stored elements/s (one core)\n",
+                   double(a.nnz) / enc, double(a.rows) * double(a.cols) / enc,
+                   double(a.emitted()) * double(v.schedules) / v.model_seconds);
+        fmt::print("ok\n");
+      });
+    });
+  }
+}
+
+}  // namespace warpsparse::cli
