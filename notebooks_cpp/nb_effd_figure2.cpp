@@ -38,7 +38,8 @@ std::string effd_figure2(const Options& o) {
   p.xlabel = "density d = 1 - sparsity";
   p.ylabel = "effective density (stored / dense)";
   p.xrange = "[0:1]";
-  p.yrange = "[0:2.1]";
+  p.yrange = "[0:1.6]";
+  p.key = "outside right top";
   p.series = {model_line(Format::dense, c, "lw 2 lc rgb 'black'"),
               model_line(Format::csr32, c, "lw 2 lc rgb '#d62728'"),
               model_line(Format::csr16, c, "lw 2 lc rgb '#ff7f0e'"),
@@ -50,7 +51,7 @@ std::string effd_figure2(const Options& o) {
               model_line(Format::macko_expected, c, "lw 2.5 lc rgb '#1f77b4'"),
               model_line(Format::macko_worst, c, "lw 1.5 dt 2 lc rgb '#17becf'")};
   Series pts;
-  pts.title = fmt::format("MACKO, encoder on Bernoulli rows ({}x{}), 95% CI", mc.empty() ? 0 : R, C);
+  pts.title = fmt::format("MACKO encoder, {}x{} Bernoulli", o.quick ? std::max<std::int64_t>(20, R / 10) : R, C);
   pts.style = "errorbars";
   pts.extra = "pt 7 ps 0.8 lc rgb '#1f77b4'";
   for (const auto& q : mc) {
@@ -87,6 +88,7 @@ std::string effd_figure2(const Options& o) {
   w.ylabel = "effective density";
   w.xrange = "[0:1]";
   w.yrange = "[0:1.6]";
+  w.key = "outside right top";
   const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
   for (const int vb : {8, 16, 32}) {
     int ci_ = 0;

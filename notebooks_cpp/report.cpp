@@ -118,8 +118,8 @@ bool render(const Plot& p, const fs::path& dir) {
   body << "set xlabel " << gp_quote(p.xlabel) << "\nset ylabel " << gp_quote(p.ylabel) << "\n";
   body << "set grid lc rgb '#dddddd'\nset key " << p.key << " box opaque\n";
   body << "set border lw 1.2\nset tics nomirror\nset mxtics\nset mytics\n";
-  if (p.logx) body << "set logscale x\n";
-  if (p.logy) body << "set logscale y\n";
+  if (p.logx) body << "set logscale x\nset format x '%g'\n";
+  if (p.logy) body << "set logscale y\nset format y '%g'\n";
   if (!p.xrange.empty()) body << "set xrange " << p.xrange << "\n";
   if (!p.yrange.empty()) body << "set yrange " << p.yrange << "\n";
   for (const auto& e : p.extra) body << e << "\n";
@@ -128,10 +128,10 @@ bool render(const Plot& p, const fs::path& dir) {
   {
     std::ofstream f(script);
     f << "# " << p.title << "\n";
-    f << "set terminal svg size 960,600 dynamic enhanced font 'Helvetica,13' background rgb 'white'\n";
+    f << "set terminal svg size 960,600 dynamic noenhanced font 'Helvetica,13' background rgb 'white'\n";
     f << "set output " << gp_quote(p.name + ".svg") << "\n";
     f << body.str();
-    f << "set terminal pngcairo size 960,600 enhanced font 'Helvetica,12' background rgb 'white'\n";
+    f << "set terminal pngcairo size 960,600 noenhanced font 'Helvetica,12' background rgb 'white'\n";
     f << "set output " << gp_quote(p.name + ".png") << "\n";
     f << "replot\nunset output\n";
   }
