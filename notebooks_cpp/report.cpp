@@ -117,6 +117,7 @@ bool render(const Plot& p, const fs::path& dir) {
   body << "set title " << gp_quote(p.title) << "\n";
   body << "set xlabel " << gp_quote(p.xlabel) << "\nset ylabel " << gp_quote(p.ylabel) << "\n";
   body << "set grid lc rgb '#dddddd'\nset key " << p.key << " box opaque\n";
+  body << "set key Left reverse samplen 2.5\n";
   body << "set border lw 1.2\nset tics nomirror\nset mxtics\nset mytics\n";
   if (p.logx) body << "set logscale x\nset format x '%g'\n";
   if (p.logy) body << "set logscale y\nset format y '%g'\n";
