@@ -65,3 +65,20 @@ TEST_CASE("root finding agrees with crossovers solved by hand", "[crossover]") {
   CHECK_FALSE(find("MACKO = CSR16", "best").found);
   CHECK_FALSE(find("MACKO = bitmask", "worst").found);
 }
+
+TEST_CASE("roofline speedup is the byte ratio and reaches the paper's 1.6x at 50% sparsity", "[roofline][seeds]") {
+  StorageConfig c;
+  c.shape = {36864, 12288};
+  const auto dense = roofline(Format::dense, 0.5, c);
+  const auto macko = roofline(Format::macko_expected, 0.5, c);
+  CHECK(dense.speedup_vs_dense == Approx(1.0));
+  // Dense GEMV at 3 TB/s: (R·C + R + C)·2 bytes.
+  CHECK(dense.seconds == Approx((36864.0 * 12288 + 36864 + 12288) * 2 / kDefaultBandwidth));
+  CHECK(macko.seconds < dense.seconds);
+  // macko-paper.txt §6: "theoretically 1.6x speedup at sparsity 50%" (1/effd, effd = 0.625), to 2 digits.
+  CHECK(std::abs(macko.speedup_vs_dense - 1.6) < 0.05);
+  // Halving the bandwidth doubles every time and leaves the speedup.
+  const auto slow = roofline(Format::macko_expected, 0.5, c, kDefaultBandwidth / 2);
+  CHECK(slow.seconds == Approx(2 * macko.seconds));
+  CHECK(slow.speedup_vs_dense == Approx(macko.speedup_vs_dense));
+}
