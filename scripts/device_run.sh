@@ -4,8 +4,12 @@
 # Usage: scripts/device_run.sh [tests] [sanitize] [probe "ARGS"] [ncu "ARGS"] [bench "ARGS"] ...
 # Logs go to $OUT (or ./device_out when OUT is unset).
 set -u
-OUT=${OUT:-$PWD/device_out}
-mkdir -p "$OUT"
+FINAL=${OUT:-$PWD/device_out}
+# Everything is written to a work folder and packed into one archive at the end: the device tool
+# returns at most 8 files.
+OUT=$(mktemp -d)
+mkdir -p "$FINAL"
+trap 'tar -C "$OUT" -czf "$FINAL/device_logs.tgz" . ; cp "$OUT"/*.csv "$FINAL"/ 2>/dev/null || true' EXIT
 PKG=$PWD/.devpkg
 export LD_LIBRARY_PATH=$PKG/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
@@ -14,12 +18,12 @@ while [ $# -gt 0 ]; do
   step=$1; shift
   case $step in
     tests)
-      for t in "$PKG"/bin/*_gpu_props; do
+      for t in "$PKG"/bin/*_gpu_*; do
         echo "== $(basename "$t")"
         "$t" 2>&1 | tee "$OUT/$(basename "$t").log" | tail -5 || status=1
       done ;;
     sanitize)
-      for t in "$PKG"/bin/*_gpu_props; do
+      for t in "$PKG"/bin/*_gpu_*; do
         for tool in memcheck racecheck; do
           echo "== compute-sanitizer --tool $tool $(basename "$t")"
           RC_PARAMS="max_success=${SAN_CASES:-20}" compute-sanitizer --tool $tool --error-exitcode 9 "$t" \
@@ -37,9 +41,9 @@ while [ $# -gt 0 ]; do
           > "$OUT/ncu.log" 2>&1; grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers|Stall|L1/TEX Hit|Compute \(SM\)" "$OUT/ncu.log" | head -60 ;;
     bench)
       args=$1; shift
-      for b in "$PKG"/bin/ws_bench_*; do
+      for b in "$PKG"/bin/ws_bench_macko "$PKG"/bin/ws_bench_sparse24; do
         echo "== $(basename "$b") $args"
-        "$b" --out "$OUT" $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
+        "$b" --out "$OUT/results" --threads 16 $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
       done ;;
     *) echo "unknown step $step"; status=2 ;;
   esac

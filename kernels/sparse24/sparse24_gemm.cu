@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/sparse24/sparse24_launch.hpp"
 #include "reference/common/error.hpp"
@@ -22,6 +23,12 @@
 
 namespace warpsparse::sparse24::gpu {
 namespace {
+
+#define WS_CHECK_CUDA(call)                                                                          \
+  do {                                                                                               \
+    const cudaError_t ws_err_ = (call);                                                              \
+    if (ws_err_ != cudaSuccess) throw Error(std::string(#call) + ": " + cudaGetErrorString(ws_err_)); \
+  } while (0)
 
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -83,11 +90,12 @@ template <class TOut>
 __device__ __forceinline__ void store_pair(TOut* c, int ldc, int row, int col, int n, float v0, float v1) {
   TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
   if (col + 1 < n && (reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(TOut))) == 0) {
-    if constexpr (sizeof(TOut) == 4) {
+    if constexpr (std::is_same_v<TOut, float>) {
       *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+    } else if constexpr (std::is_same_v<TOut, __half>) {
+      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v0, v1);
     } else {
-      TOut two[2] = {convert_out<TOut>(v0), convert_out<TOut>(v1)};
-      *reinterpret_cast<std::uint32_t*>(p) = *reinterpret_cast<const std::uint32_t*>(two);
+      *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
     }
   } else {
     if (col < n) p[0] = convert_out<TOut>(v0);
@@ -105,16 +113,9 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const int lane = tid & 31, warp = tid >> 5;
   const int wm = warp / S::kWarpsN, wn = warp % S::kWarpsN;
 
-  // Grouped rasterization: 8 consecutive CTAs share B column tiles and walk M, for L2 reuse.
   const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
-  constexpr int kGroupM = 8;
-  const int pid = static_cast<int>(blockIdx.x);
-  const int width = kGroupM * tiles_n;
-  const int first_m = (pid / width) * kGroupM;
-  const int group_m = min(tiles_m - first_m, kGroupM);
-  const int tile_m = first_m + (pid % width) % group_m;
-  const int tile_n = (pid % width) / group_m;
-  const int m0 = tile_m * S::kBM, n0 = tile_n * S::kBN;
+  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n);
+  const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
 
   const std::uint32_t smem_base = smem_u32(smem);
   auto stage_a = [&](int s) { return smem_base + static_cast<std::uint32_t>(s * S::kStageBytes); };
@@ -125,34 +126,22 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   const int blocks_m = rows_padded / kMetaBlockRows;
   const int ktiles = cols_padded / S::kBK;
 
+  // The copies of one stage (Schedule::a_copy / b_copy / e_copy, replayed by the warp model).
   auto load_tile = [&](int s, int kt) {
-    // A: BM rows × 4 chunks of 16 B; storage is padded, no masks.
-    constexpr int kAChunks = S::kBM * 4;
+    const std::uint32_t stage = stage_a(s);
 #pragma unroll
-    for (int i = tid; i < kAChunks; i += S::kThreads) {
-      const int row = i >> 2, chunk = i & 3;
-      const std::uint16_t* src = a + static_cast<std::int64_t>(m0 + row) * vcols + kt * (S::kBK / 2) + chunk * 8;
-      cp_async_16(stage_a(s) + S::a_offset(row, chunk), src, 16);
+    for (int i = tid; i < S::kAChunks; i += S::kThreads) {
+      const auto cp = S::a_copy(i, m0, kt, vcols);
+      cp_async_16(stage + cp.smem, a + cp.src, cp.bytes);
     }
-    // Metadata: BM/16 blocks of 128 B, contiguous in the kb-major swizzled order.
-    constexpr int kEChunks = S::kEStageBytes / 16;
-    if (tid < kEChunks) {
-      const std::uint16_t* src =
-          e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves + tid * 8;
-      cp_async_16(stage_e(s) + static_cast<std::uint32_t>(tid * 16), src, 16);
+    if (tid < S::kEChunks) {
+      const auto cp = S::e_copy(tid, m0, kt, blocks_m);
+      cp_async_16(stage + cp.smem, e + cp.src, cp.bytes);
     }
-    // B: 64 rows × BN/8 chunks; rows >= K and columns >= N are zero-filled.
-    constexpr int kBChunksPerRow = S::kBN / 8;
-    constexpr int kBChunks = S::kBK * kBChunksPerRow;
 #pragma unroll
-    for (int i = tid; i < kBChunks; i += S::kThreads) {
-      const int kk = i / kBChunksPerRow, chunk = i % kBChunksPerRow;
-      const int gk = kt * S::kBK + kk, gn = n0 + chunk * 8;
-      int bytes = 0;
-      if (gk < k && gn < n) bytes = min(8, n - gn) * 2;
-      // NOTE: a fully masked chunk still needs a valid address; b itself is one.
-      const std::uint16_t* src = bytes > 0 ? b + static_cast<std::int64_t>(gk) * ldb + gn : b;
-      cp_async_16(stage_b(s) + S::b_offset(kk, chunk), src, bytes);
+    for (int i = tid; i < S::kBChunks; i += S::kThreads) {
+      const auto cp = S::b_copy(i, n0, kt, k, n, ldb);
+      cp_async_16(stage + cp.smem, b + cp.src, cp.bytes);
     }
   };
 
@@ -281,8 +270,20 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
-  if (g.tile == Tile::kLarge) launch_schedule<ScheduleLarge>(g, stream);
-  else launch_schedule<ScheduleSmall>(g, stream);
+  switch (g.tile) {
+    case Tile::kLarge: launch_schedule<ScheduleLarge>(g, stream); break;
+    case Tile::kLargeDeep: launch_schedule<ScheduleLargeDeep>(g, stream); break;
+    case Tile::kSmall: launch_schedule<ScheduleSmall>(g, stream); break;
+    case Tile::kHopper: {
+      int dev = 0, major = 0;
+      WS_CHECK_CUDA(cudaGetDevice(&dev));
+      WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+      require(major == 9, "sparse24 gemm: Tile::kHopper needs an sm_90 device");
+      launch_gemm_wgmma(g, stream);
+      break;
+    }
+    default: throw Error("sparse24 gemm: unknown tile");
+  }
 }
 
 void probe_mma_sp(const std::uint32_t* a, const std::uint32_t* b, const float* c, const std::uint32_t* e,

@@ -15,7 +15,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "kernels/device_buffer.hpp"
 #include "kernels/sparse24/sparse24_launch.hpp"
@@ -50,6 +52,19 @@ DeviceMatrix<T> upload(const Sparse24Matrix<T>& s) {
   d.values = warpsparse::gpu::DeviceBuffer<T>(s.values);
   d.meta = warpsparse::gpu::DeviceBuffer<std::uint16_t>(swizzle_meta(s.meta, s.rows_padded, s.cols_padded));
   return d;
+}
+
+// B (K × N, contiguous row-major) copied to the pitch the kernel needs, ldb = round_up(N, 8);
+// padding columns are zero. Returns the pitched copy; `ldb` receives the pitch.
+template <class T>
+std::vector<T> pitch_b(std::span<const T> b, int k, int n, int& ldb) {
+  require(b.size() == static_cast<std::size_t>(k) * static_cast<std::size_t>(n), "pitch_b: B is not K x N");
+  ldb = static_cast<int>(round_up(n, 8));
+  std::vector<T> out(static_cast<std::size_t>(k) * ldb, T(0.0f));
+  for (int r = 0; r < k; ++r)
+    for (int j = 0; j < n; ++j)
+      out[static_cast<std::size_t>(r) * ldb + j] = b[static_cast<std::size_t>(r) * n + j];
+  return out;
 }
 
 template <class T, class TOut>

@@ -7,8 +7,10 @@
 //      (reference/models/sparse24_gemm_model.hpp: ErrorBound) on fresh random data over fixed and
 //      random ragged shapes, both tiles, bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
 //      the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
-//   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for both tiles.
-// Options: --seed S (replay), --quick (fewer shapes), --perf.
+//   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
+//   4. --hopper (sm_90 only): the experimental wgmma.sp kernel (Tile::kHopper) on the same checks;
+//      its results are reported in their own summary line.
+// Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,6 +36,46 @@ namespace {
 template <class T>
 std::uint32_t bits_i(int v) {
   return ws::bits_of(ws::from_float<T>(static_cast<float>(v)));
+}
+
+// Alternative readings of the metadata figure, tried only when the hardware disagrees with the
+// model, so that a failure says which reading the GPU follows. Each maps (lane, nibble) to
+// (row, group) of the 16 × 32 tile for the lanes selected by the selector.
+struct MetaHypothesis {
+  const char* name;
+  wp::MetaField (*field)(int lane, int nibble);
+};
+const MetaHypothesis kHypotheses[] = {
+    {"model: pair thread p holds K 16p..16p+15, low half row g, high half row g+8", wp::mma_sp_meta_field},
+    {"halves swapped: low half row g+8, high half row g",
+     [](int l, int n) { return wp::MetaField{(l >> 2) + 8 * (1 - (n >> 2)), 4 * (l & 1) + (n & 3)}; }},
+    {"pair thread p holds all 32 K of row g+8p",
+     [](int l, int n) { return wp::MetaField{(l >> 2) + 8 * (l & 1), n}; }},
+    {"pair order swapped: thread p holds K 16(1-p)..",
+     [](int l, int n) { return wp::MetaField{(l >> 2) + 8 * (n >> 2), 4 * (1 - (l & 1)) + (n & 3)}; }},
+};
+
+// D under a metadata hypothesis, from the A/B/C tiles of the model's (verified) fragment maps.
+std::array<std::array<double, 8>, 16> d_under(const MetaHypothesis& h, const int (&a)[16][16], const int (&b)[32][8],
+                                              const int (&c)[16][8], const wp::Lanes<std::uint32_t>& e, int sel) {
+  int nib[16][8] = {};
+  for (int l = 0; l < 32; ++l)
+    if (wp::mma_sp_meta_lane(l, sel))
+      for (int n = 0; n < 8; ++n) {
+        const auto f = h.field(l, n);
+        nib[f.row][f.group] = static_cast<int>((e[static_cast<std::size_t>(l)] >> (4 * n)) & 0xfu);
+      }
+  std::array<std::array<double, 8>, 16> d{};
+  for (int r = 0; r < 16; ++r)
+    for (int j = 0; j < 8; ++j) {
+      double s = c[r][j];
+      for (int grp = 0; grp < 8; ++grp) {
+        s += static_cast<double>(a[r][2 * grp]) * b[4 * grp + (nib[r][grp] & 3)][j];
+        s += static_cast<double>(a[r][2 * grp + 1]) * b[4 * grp + (nib[r][grp] >> 2)][j];
+      }
+      d[static_cast<std::size_t>(r)][static_cast<std::size_t>(j)] = s;
+    }
+  return d;
 }
 
 template <class T>
@@ -108,6 +150,17 @@ int probe_section(std::mt19937& rng) {
                             "reference/warp/mma_sp.hpp disagree with this GPU\n",
                             name, sel, nibble, row, group, l, i, cc.row, cc.col, static_cast<double>(g),
                             static_cast<double>(m));
+                for (const MetaHypothesis& h : kHypotheses) {
+                  const auto dh = d_under(h, a, b, c, le, sel);
+                  bool match = true;
+                  for (int l2 = 0; l2 < 32; ++l2)
+                    for (int i2 = 0; i2 < 4; ++i2) {
+                      const auto c2 = wp::mma_sp_cd_coord(l2, i2);
+                      match &= dh[static_cast<std::size_t>(c2.row)][static_cast<std::size_t>(c2.col)] ==
+                               static_cast<double>(got[static_cast<std::size_t>(4 * l2 + i2)]);
+                    }
+                  std::printf("  metadata hypothesis \"%s\": %s\n", h.name, match ? "MATCHES the hardware" : "no");
+                }
                 return 1;
               }
             }
@@ -160,7 +213,7 @@ int gemm_case(const Shape& sh, s24::gpu::Tile tile, std::mt19937& rng) {
   // Oracle on all rows, or on a sample of rows (tile edges included) when the product is large.
   std::vector<int> rows;
   const double work = static_cast<double>(m) * n * k;
-  if (work <= 4e9) {
+  if (work <= 5e8) {
     for (int i = 0; i < m; ++i) rows.push_back(i);
   } else {
     for (int i : {0, 1, 63, 64, 127, 128, m / 2, m - 2, m - 1})
@@ -223,7 +276,7 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   using s24::gpu::Tile;
   int fails = 0;
   if (all_combos) {
-    for (Tile tile : {Tile::kLarge, Tile::kSmall}) {
+    for (Tile tile : {Tile::kLarge, Tile::kLargeDeep, Tile::kSmall}) {
       fails += gemm_case<ws::bfloat16, float>(sh, tile, rng);
       fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, tile, rng);
       fails += gemm_case<ws::half, float>(sh, tile, rng);
@@ -232,13 +285,14 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   } else {
     fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLarge, rng);
     fails += gemm_case<ws::half, float>(sh, Tile::kSmall, rng);
+    fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargeDeep, rng);
   }
   return fails;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 3. Throughput
-void perf_section(std::mt19937& rng) {
+void perf_section(std::mt19937& rng, bool hopper) {
   using T = ws::bfloat16;
   for (int size : {4096, 8192}) {
     const int m = size, n = size, k = size;
@@ -246,7 +300,9 @@ void perf_section(std::mt19937& rng) {
     const auto da = s24::gpu::upload(s24::compress<T>(dense, m, k));
     DeviceBuffer<T> db(random_values<T>(static_cast<std::size_t>(k) * n, rng));
     DeviceBuffer<T> dc(static_cast<std::size_t>(m) * n);
-    for (auto tile : {s24::gpu::Tile::kLarge, s24::gpu::Tile::kSmall}) {
+    std::vector<s24::gpu::Tile> tiles = {s24::gpu::Tile::kLarge, s24::gpu::Tile::kLargeDeep, s24::gpu::Tile::kSmall};
+    if (hopper) tiles.push_back(s24::gpu::Tile::kHopper);
+    for (auto tile : tiles) {
       cudaEvent_t e0, e1;
       WS_CUDA(cudaEventCreate(&e0));
       WS_CUDA(cudaEventCreate(&e1));
@@ -274,15 +330,16 @@ void perf_section(std::mt19937& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, perf = false;
+  bool quick = false, perf = false, hopper = false;
   std::uint32_t seed = std::random_device{}();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--perf") perf = true;
+    else if (a == "--hopper") hopper = true;
     else if (a == "--seed" && i + 1 < argc) seed = static_cast<std::uint32_t>(std::stoul(argv[++i]));
     else {
-      std::printf("usage: %s [--seed S] [--quick] [--perf]\n", argv[0]);
+      std::printf("usage: %s [--seed S] [--quick] [--perf] [--hopper]\n", argv[0]);
       return 2;
     }
   }
@@ -324,11 +381,39 @@ int main(int argc, char** argv) {
       const bool big = static_cast<double>(sh.m) * sh.n * sh.k > 2e9;
       fails += gemm_shape(sh, rng, !big);
     }
-    if (perf) perf_section(rng);
+    std::printf("mma.sp kernel: %s (%d failing case(s))\n", fails ? "FAILED" : "ALL PASSED", fails);
   } catch (const std::exception& e) {
     std::printf("FAIL exception: %s\n", e.what());
     return 1;
   }
-  std::printf("%s: %d failing case(s)\n", fails ? "FAILED" : "ALL PASSED", fails);
-  return fails ? 1 : 0;
+  int hopper_fails = 0;
+  if (hopper) {
+    if (prop.major != 9) {
+      std::printf("SKIP --hopper: the wgmma.sp kernel needs sm_90\n");
+    } else {
+      try {
+        using s24::gpu::Tile;
+        const std::vector<Shape> hshapes = {{128, 256, 64}, {256, 512, 256, 1, 3}, {1, 1, 1}, {129, 257, 65},
+                                            {300, 200, 100, 0, 1}, {1000, 24, 512}, {2048, 2048, 2048}};
+        for (const Shape& sh : hshapes) {
+          hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kHopper, rng);
+          hopper_fails += gemm_case<ws::half, float>(sh, Tile::kHopper, rng);
+        }
+      } catch (const std::exception& e) {
+        std::printf("FAIL wgmma.sp exception: %s\n", e.what());
+        ++hopper_fails;
+      }
+      std::printf("wgmma.sp kernel (experimental): %s (%d failing case(s))\n", hopper_fails ? "FAILED" : "ALL PASSED",
+                  hopper_fails);
+    }
+  }
+  try {
+    if (perf) perf_section(rng, hopper && prop.major == 9 && hopper_fails == 0);
+  } catch (const std::exception& e) {
+    std::printf("FAIL perf exception: %s\n", e.what());
+    return 1;
+  }
+  const int total = fails + hopper_fails;
+  std::printf("%s: %d failing case(s)\n", total ? "FAILED" : "ALL PASSED", total);
+  return total ? 1 : 0;
 }

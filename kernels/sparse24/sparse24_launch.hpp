@@ -10,11 +10,21 @@ namespace warpsparse::sparse24::gpu {
 
 enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 
-// Which kernel configuration (sparse24_layout.hpp): kLarge = 128×256×64 tile, 8 warps, 3 stages;
-// kSmall = 128×128×64 tile, 4 warps, 4 stages.
-enum class Tile : std::uint8_t { kLarge = 0, kSmall = 1 };
+// Which kernel configuration (sparse24_layout.hpp): kLarge = 128×256×64 tile, 8 warps, 3 stages
+// (123 KB shared); kLargeDeep = the same with 4 stages (164 KB); kSmall = 128×128×64 tile,
+// 4 warps, 4 stages (100 KB, two CTAs per SM).
+// kHopper selects the experimental sm_90a wgmma.sp kernel (sparse24_wgmma.cu; 128×256×64 tile,
+// TMA + mbarrier pipeline, 4 stages); it needs a compute capability 9.0 device.
+enum class Tile : std::uint8_t { kLarge = 0, kSmall = 1, kLargeDeep = 2, kHopper = 3 };
 
-inline std::string to_string(Tile t) { return t == Tile::kLarge ? "128x256x64" : "128x128x64"; }
+inline std::string to_string(Tile t) {
+  switch (t) {
+    case Tile::kLarge: return "128x256x64/s3";
+    case Tile::kLargeDeep: return "128x256x64/s4";
+    case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
+    default: return "128x128x64/s4";
+  }
+}
 
 // Untyped launch description; every pointer is device memory.
 struct GemmArgs {
@@ -32,6 +42,9 @@ struct GemmArgs {
 
 // Enqueues the mma.sp kernel on `stream` (asynchronous; launch errors are thrown).
 void launch_gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+// The sm_90a wgmma.sp kernel behind Tile::kHopper (called by launch_gemm after its checks).
+void launch_gemm_wgmma(const GemmArgs& args, cudaStream_t stream);
 
 // Runs one mma.sp::ordered_metadata m16n8k32 on one warp with the given per-lane registers (device
 // pointers: a, b 32×4 words, c 32×4 floats, e 32 words; d receives 32×4 floats). The GPU test uses

@@ -93,6 +93,19 @@ WS_HD constexpr MetaCoord meta_swizzled_coord(std::int64_t index, int rows_padde
   return MetaCoord{mb * kMetaBlockRows + g + 8 * h, kb * 4 + q};
 }
 
+struct TileCoord {
+  int m, n;
+};
+// Grouped rasterization of CTA `pid` over a tiles_m × tiles_n grid: consecutive CTAs walk down a
+// group of up to 8 tile rows before moving right, so the B column tiles they share stay in L2.
+WS_HD constexpr TileCoord cta_tile(int pid, int tiles_m, int tiles_n) {
+  constexpr int kGroupM = 8;
+  const int width = kGroupM * tiles_n;
+  const int first_m = (pid / width) * kGroupM;
+  const int group_m = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
+  return TileCoord{first_m + (pid % width) % group_m, (pid % width) / group_m};
+}
+
 // The CTA/warp schedule of the mma.sp kernel; the warp model replays it.
 //   CTA tile BM × BN × BK (logical K), warps arranged (BM/WM) × (BN/WN), each warp WM × WN built
 //   from (WM/16) × (WN/8) mma.sp m16n8k32 tiles, two k32 steps per BK = 64 (selector 0, then 1).
@@ -126,6 +139,42 @@ struct Schedule {
   static_assert(kStages >= 2, "a pipeline needs two stages");
   static_assert(kThreads <= 1024, "CTA size");
 
+  // One 16-byte cp.async of a stage: destination offset from the stage base (A at 0, B at
+  // kAStageBytes, E after B), source element index from the operand's base pointer, and the bytes
+  // read from global memory (the rest of the 16 is zero-filled). Thread t of the CTA issues
+  // chunks t, t + kThreads, ... of each operand.
+  struct Copy16 {
+    std::uint32_t smem;
+    std::int64_t src;
+    int bytes;
+  };
+  static constexpr int kAChunks = kBM * kARowBytes / 16;
+  static constexpr int kBChunksPerRow = kBRowBytes / 16;
+  static constexpr int kBChunks = kBK * kBChunksPerRow;
+  static constexpr int kEChunks = kEStageBytes / 16;
+
+  // A: storage is padded to whole tiles, so no masks. vcols = cols_padded / 2.
+  WS_HD static constexpr Copy16 a_copy(int i, int m0, int kt, int vcols) {
+    const int row = i / (kARowBytes / 16), chunk = i % (kARowBytes / 16);
+    return Copy16{a_offset(row, chunk),
+                  static_cast<std::int64_t>(m0 + row) * vcols + kt * (kBK / 2) + chunk * 8, 16};
+  }
+  // B: rows >= k and columns >= n are zero-filled; a chunk that is entirely outside reads 0 bytes
+  // from the base pointer (a valid address).
+  WS_HD static constexpr Copy16 b_copy(int i, int n0, int kt, int k, int n, int ldb) {
+    const int kk = i / kBChunksPerRow, chunk = i % kBChunksPerRow;
+    const int gk = kt * kBK + kk, gn = n0 + chunk * 8;
+    const int bytes = (gk < k && gn < n) ? 2 * (n - gn < 8 ? n - gn : 8) : 0;
+    return Copy16{static_cast<std::uint32_t>(kAStageBytes) + b_offset(kk, chunk),
+                  bytes > 0 ? static_cast<std::int64_t>(gk) * ldb + gn : 0, bytes};
+  }
+  // E: the CTA's BM/16 metadata blocks of K tile kt are contiguous (kb-major order).
+  WS_HD static constexpr Copy16 e_copy(int i, int m0, int kt, int blocks_m) {
+    return Copy16{static_cast<std::uint32_t>(kAStageBytes + kBStageBytes + 16 * i),
+                  (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves + 8 * i,
+                  16};
+  }
+
   WS_HD static constexpr std::uint32_t a_offset(int row, int chunk) {
     return static_cast<std::uint32_t>(row * kARowBytes + ((chunk ^ ((row >> 1) & 3)) << 4));
   }
@@ -151,6 +200,7 @@ struct Schedule {
 
 // The shipped configurations.
 using ScheduleLarge = Schedule<128, 256, 64, 64, 3>;  // 8 warps, 128×256×64 tile
+using ScheduleLargeDeep = Schedule<128, 256, 64, 64, 4>;  // the same, 4 stages (164 KB)
 using ScheduleSmall = Schedule<128, 128, 64, 64, 4>;  // 4 warps, 128×128×64 tile
 
 }  // namespace warpsparse::sparse24

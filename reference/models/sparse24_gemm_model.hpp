@@ -10,15 +10,22 @@
 // Error bound (model and kernel against the double oracle C* = decompress(A)·B):
 //   Inputs are bf16/fp16 and the oracle multiplies the same values, so all error comes from the
 //   fp32 accumulation and the final conversion. Each product a·b is exact in fp32 (≤ 22 significand
-//   bits). Each output sums n = cols_padded/2 kept products plus the zero initial accumulator in an
-//   order the hardware does not specify; tensor cores may truncate (not round) when aligning and
-//   adding, so we take the unit roundoff u = 2^-23 (one ulp) instead of 2^-24. For any summation
-//   order with per-addition relative error ≤ u (Higham, Accuracy and Stability, §4.2):
-//       |ĉ − c*| ≤ γ_n · Σ_k |a_ik||b_kj|,         γ_n = n·u / (1 − n·u).
-//   The conversion to the output type adds u_out·|ĉ| (u_out = 2^-8 bf16, 2^-11 fp16, 0 fp32) and
-//   at most half the smallest subnormal η_out in the gradual-underflow range:
+//   bits). PTX does not specify how an mma adds its products to the accumulator; we assume only
+//   what measurements of NVIDIA tensor cores support (Fasi, Higham, Mikaitis, Pranesh, "Numerical
+//   behavior of NVIDIA tensor cores", PeerJ CS 2021): one instruction adds its products and the
+//   accumulator as a block, each term aligned to the largest and truncated, so each of the
+//   t = 16 + 1 terms of an m16n8k32 sparse step loses less than one fp32 ulp of the largest term:
+//   step error ≤ t·u·(|c| + Σ_step |a||b|), u = 2^-23 (an ulp, not half: truncation). Summing over
+//   the s = cols_padded/32 steps, with |c| ≤ (1 + O(u)) Σ|a||b| of the earlier steps, gives
+//       |ĉ − c*| ≤ γ_n · Σ_k |a_ik||b_kj|,   n = 17·s + 1,   γ_n = n·u / (1 − n·u),
+//   which also covers any sequential fp32 summation order (Higham, Accuracy and Stability of
+//   Numerical Algorithms, §4.2, needs only n ≥ K/2 + 1). The conversion to the output type adds
+//   u_out·|ĉ| (u_out = 2^-8 bf16, 2^-11 fp16, 0 fp32) and at most half the smallest subnormal
+//   η_out in the gradual-underflow range:
 //       |out − c*| ≤ u_out·|c*| + (1 + u_out)·γ_n·Σ|a||b| + η_out.
 //   (|ĉ| ≤ |c*| + γ_n Σ|a||b|, and u_out·γ_n·Σ is folded into the (1 + u_out) factor.)
+//   For K = 8192 this is γ ≈ 5.2e-4 relative to Σ|a||b| with fp32 output; random data sit far
+//   below it (errors add like a random walk), a wrong fragment or metadata map far above it.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -57,7 +64,7 @@ struct ErrorBound {
   // exact = c*, abs_dot = Σ|a||b|, cols_padded = the padded K of A.
   static double bound(double exact, double abs_dot, int cols_padded, ValueType out) {
     const double uo = out_unit(out);
-    return uo * std::fabs(exact) + (1.0 + uo) * gamma(cols_padded / 2 + 1) * abs_dot + out_eta(out);
+    return uo * std::fabs(exact) + (1.0 + uo) * gamma(17 * (cols_padded / 32) + 1) * abs_dot + out_eta(out);
   }
 };
 
@@ -86,6 +93,25 @@ void oracle_gemm(const Sparse24Matrix<T>& a, std::span<const T> b, int n, std::v
     }
 }
 
+// One 16-byte cp.async with zero fill: `bytes` from src[c.src..] (16-bit elements) to smem at c.smem.
+// Faults like the hardware rule: 16-byte aligned destination and source, source inside the array.
+template <class Copy>
+void copy16(warp::SharedImage& smem, const Copy& c, std::span<const std::uint16_t> src, const char* what) {
+  smem.check(c.smem, 16, -1, "cp.async destination");
+  if (c.bytes < 0 || c.bytes > 16 || c.bytes % 2 != 0)
+    throw warp::WarpFault(std::string("cp.async of '") + what + "' with src-size " + std::to_string(c.bytes));
+  if (c.bytes > 0) {
+    if (c.src < 0 || static_cast<std::size_t>(c.src) * 2 + static_cast<std::size_t>(c.bytes) > src.size_bytes())
+      throw warp::WarpFault(std::string("cp.async reads past '") + what + "' at element " + std::to_string(c.src));
+    if (c.src % 8 != 0)
+      throw warp::WarpFault(std::string("cp.async source in '") + what + "' is not 16-byte aligned (element " +
+                            std::to_string(c.src) + ")");
+  }
+  for (int h = 0; h < 8; ++h)
+    smem.store16(c.smem + 2u * static_cast<std::uint32_t>(h),
+                 2 * h < c.bytes ? src[static_cast<std::size_t>(c.src) + static_cast<std::size_t>(h)] : std::uint16_t{0});
+}
+
 // Runs the kernel's schedule on the emulated warp. `meta_swizzled` is swizzle_meta(a.meta, ...).
 // B is K × N with leading dimension ldb (elements). Returns the fp32 accumulators, M × N.
 template <class Sched, class T>
@@ -101,6 +127,11 @@ std::vector<float> gemm_model(const Sparse24Matrix<T>& a, std::span<const std::u
           "gemm_model: B is smaller than K x ldb");
   const int vcols = a.cols_padded / 2;
   std::vector<float> out(static_cast<std::size_t>(m) * n, 0.0f);
+  // Global arrays as raw 16-bit words, as the kernel sees them.
+  std::vector<std::uint16_t> a_words(a.values.size()), b_words(b.size());
+  for (std::size_t i = 0; i < a.values.size(); ++i) a_words[i] = bits_of(a.values[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) b_words[i] = bits_of(b[i]);
+  const std::span<const std::uint16_t> a_bits(a_words), b_bits(b_words);
   const std::uint32_t a_base = 0, b_base = Sched::kAStageBytes,
                       e_base = Sched::kAStageBytes + Sched::kBStageBytes;
 
@@ -110,25 +141,16 @@ std::vector<float> gemm_model(const Sparse24Matrix<T>& a, std::span<const std::u
       std::vector<Lanes<MmaAcc4>> acc(static_cast<std::size_t>(Sched::kWarps * Sched::kMmaM * Sched::kMmaN),
                                       warp::broadcast(MmaAcc4{0.f, 0.f, 0.f, 0.f}));
       for (int kt = 0; kt < a.cols_padded / Sched::kBK; ++kt) {
-        // The stage image, as the kernel's cp.async leaves it.
+        // The stage image, as the kernel's cp.async leaves it: the same copies, in any order
+        // (their destinations are disjoint; the bank-conflict test checks they tile the stage).
         warp::SharedImage smem(static_cast<std::size_t>(Sched::kStageBytes));
-        for (int r = 0; r < Sched::kBM; ++r)
-          for (int c = 0; c < Sched::kBK / 2; ++c) {
-            const T v = a.values[static_cast<std::size_t>(m0 + r) * vcols + kt * (Sched::kBK / 2) + c];
-            smem.store16(a_base + Sched::a_offset(r, c / 8) + 2 * (c % 8), bits_of(v));
-          }
-        for (int kk = 0; kk < Sched::kBK; ++kk)
-          for (int c = 0; c < Sched::kBN; ++c) {
-            const int gk = kt * Sched::kBK + kk, gn = n0 + c;
-            const std::uint16_t v =
-                (gk < k && gn < n) ? bits_of(b[static_cast<std::size_t>(gk) * ldb + gn]) : std::uint16_t{0};
-            smem.store16(b_base + Sched::b_offset(kk, c / 8) + 2 * (c % 8), v);
-          }
-        const std::size_t e_first =
-            (static_cast<std::size_t>(kt) * (a.rows_padded / kMetaBlockRows) + m0 / kMetaBlockRows) *
-            kMetaBlockHalves;
-        for (int i = 0; i < Sched::kEStageBytes / 2; ++i)
-          smem.store16(e_base + 2u * static_cast<std::uint32_t>(i), meta_swizzled[e_first + static_cast<std::size_t>(i)]);
+        const int blocks_m = a.rows_padded / kMetaBlockRows;
+        for (int i = 0; i < Sched::kAChunks; ++i)
+          copy16(smem, Sched::a_copy(i, m0, kt, vcols), a_bits, "A values");
+        for (int i = 0; i < Sched::kEChunks; ++i)
+          copy16(smem, Sched::e_copy(i, m0, kt, blocks_m), meta_swizzled, "A metadata");
+        for (int i = 0; i < Sched::kBChunks; ++i)
+          copy16(smem, Sched::b_copy(i, n0, kt, k, n, ldb), b_bits, "B");
 
         for (int w = 0; w < Sched::kWarps; ++w) {
           const int wm = w / Sched::kWarpsN, wn = w % Sched::kWarpsN;

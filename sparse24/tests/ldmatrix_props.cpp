@@ -130,6 +130,46 @@ void check_schedule_conflict_free() {
 }
 }  // namespace
 
+namespace {
+// The cp.async copies of one stage write every 16-byte chunk of the stage exactly once.
+template <class S>
+void check_copies_tile_stage() {
+  std::vector<int> hit(S::kStageBytes / 16, 0);
+  auto mark = [&](const typename S::Copy16& c) {
+    REQUIRE(c.smem % 16 == 0);
+    REQUIRE(c.smem < static_cast<std::uint32_t>(S::kStageBytes));
+    ++hit[c.smem / 16];
+  };
+  for (int i = 0; i < S::kAChunks; ++i) mark(S::a_copy(i, 128, 3, 96));
+  for (int i = 0; i < S::kBChunks; ++i) mark(S::b_copy(i, 256, 3, 1000, 1000, 1000));
+  for (int i = 0; i < S::kEChunks; ++i) mark(S::e_copy(i, 128, 3, 16));
+  for (int h : hit) REQUIRE(h == 1);
+}
+}  // namespace
+
+TEST_CASE("grouped CTA rasterization visits every tile exactly once", "[schedule]") {
+  for (int tiles_m : {1, 3, 8, 9, 17, 64})
+    for (int tiles_n : {1, 2, 5, 32}) {
+      CAPTURE(tiles_m, tiles_n);
+      std::vector<int> hit(static_cast<std::size_t>(tiles_m * tiles_n), 0);
+      for (int pid = 0; pid < tiles_m * tiles_n; ++pid) {
+        const s24::TileCoord t = s24::cta_tile(pid, tiles_m, tiles_n);
+        REQUIRE(t.m >= 0);
+        REQUIRE(t.m < tiles_m);
+        REQUIRE(t.n >= 0);
+        REQUIRE(t.n < tiles_n);
+        ++hit[static_cast<std::size_t>(t.m * tiles_n + t.n)];
+      }
+      for (int h : hit) REQUIRE(h == 1);
+    }
+}
+
+TEST_CASE("the stage copies tile shared memory exactly once", "[schedule]") {
+  check_copies_tile_stage<s24::ScheduleLarge>();
+  check_copies_tile_stage<s24::ScheduleLargeDeep>();
+  check_copies_tile_stage<s24::ScheduleSmall>();
+}
+
 TEST_CASE("the GEMM schedule's ldmatrix addresses are bank-conflict free", "[ldmatrix][schedule]") {
   check_schedule_conflict_free<s24::ScheduleLarge>();
   check_schedule_conflict_free<s24::ScheduleSmall>();

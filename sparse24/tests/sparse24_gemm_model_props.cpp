@@ -28,7 +28,13 @@ Outcome run_model(int m, int n, int k, std::uint32_t seed, bool corrupt_swizzle 
   if (corrupt_swizzle) meta = s.meta;  // the plain order read as if it were swizzled
   std::vector<double> exact, abs_dot;
   s24::oracle_gemm(s, std::span<const T>(b), n, exact, abs_dot);
-  const auto c = s24::gemm_model<Sched, T>(s, meta, b, n, n);
+  // The kernel's B pitch rule: ldb a multiple of 8; the padding columns hold NaN and must not leak.
+  const int ldb = static_cast<int>(s24::round_up(n, 8)) + 8 * static_cast<int>(seed % 2);
+  std::vector<T> b_pitched(static_cast<std::size_t>(k) * ldb, ws::from_float<T>(NAN));
+  for (int r = 0; r < k; ++r)
+    for (int j = 0; j < n; ++j)
+      b_pitched[static_cast<std::size_t>(r) * ldb + j] = b[static_cast<std::size_t>(r) * n + j];
+  const auto c = s24::gemm_model<Sched, T>(s, meta, b_pitched, n, ldb);
   Outcome o;
   for (std::size_t i = 0; i < c.size(); ++i) {
     const double bound = s24::ErrorBound::bound(exact[i], abs_dot[i], s.cols_padded, ws::ValueType::fp32);
@@ -59,7 +65,7 @@ TEST_CASE("GEMM warp model equals the double oracle within the bound", "[sparse2
 }
 
 TEST_CASE("GEMM warp model: shapes that are exact tile multiples and tiny edges", "[sparse24][model]") {
-  for (auto [m, n, k] : {std::tuple{128, 256, 64}, {256, 256, 192}, {1, 1, 1}, {17, 9, 33}, {129, 257, 65}}) {
+  for (auto [m, n, k] : {std::tuple{128, 256, 64}, {256, 256, 192}, {1, 1, 1}, {17, 9, 33}, {129, 257, 65}, {20, 30, 1000}}) {
     CAPTURE(m, n, k);
     const auto o = run_model<s24::ScheduleLarge, ws::bfloat16>(m, n, k, 99u + static_cast<std::uint32_t>(m));
     CHECK(o.violations == 0);
@@ -77,16 +83,27 @@ TEST_CASE("GEMM warp model: a wrong metadata order breaks the bound (the check c
 
 TEST_CASE("GEMM warp model: all-zero A gives exact zeros", "[sparse24][model][edge]") {
   using T = ws::bfloat16;
-  const int m = 40, n = 24, k = 70;
+  const int m = 40, n = 24, k = 70;  // n is a multiple of 8: B needs no pitch padding
   const std::vector<T> a(static_cast<std::size_t>(m) * k, T(0.f));
   std::vector<T> b(static_cast<std::size_t>(k) * n);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   for (auto& v : b) v = ws::to_bf16(u(rng));
   const auto s = s24::compress<T>(a, m, k);
-  const auto c = s24::gemm_model<s24::ScheduleSmall, T>(s, s24::swizzle_meta(s.meta, s.rows_padded, s.cols_padded),
-                                                        b, n, n);
+  const auto meta = s24::swizzle_meta(s.meta, s.rows_padded, s.cols_padded);
+  const auto c = s24::gemm_model<s24::ScheduleSmall, T>(s, meta, b, n, n);
   for (float v : c) CHECK(v == 0.f);
+}
+
+TEST_CASE("GEMM warp model: a B pitch that is not a multiple of 8 breaks cp.async alignment",
+          "[sparse24][model]") {
+  using T = ws::half;
+  const int m = 16, n = 12, k = 64;
+  std::vector<T> a(static_cast<std::size_t>(m) * k, T(0.f)), b(static_cast<std::size_t>(k) * n, T(1.f));
+  for (int r = 0; r < m; ++r) a[static_cast<std::size_t>(r) * k + 1] = T(2.f);
+  const auto s = s24::compress<T>(a, m, k);
+  const auto meta = s24::swizzle_meta(s.meta, s.rows_padded, s.cols_padded);
+  CHECK_THROWS_WITH((s24::gemm_model<s24::ScheduleSmall, T>(s, meta, b, n, n)), Catch::Contains("16-byte aligned"));
 }
 
 TEST_CASE("error bound: values and monotonicity", "[sparse24][bound]") {

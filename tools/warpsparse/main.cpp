@@ -10,7 +10,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"warpsparse: sparse kernels of pruned LLMs, their warp models and storage analysis"};
   app.require_subcommand(1);
-  // format commands arrive with cmd_format.cpp
+  warpsparse::cli::register_format_commands(app);
 #ifdef WS_HAVE_ANALYSIS_COMMANDS
   warpsparse::cli::register_analysis_commands(app);
 #endif

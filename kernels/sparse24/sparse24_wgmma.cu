@@ -1,0 +1,302 @@
+// 2:4 sparse GEMM for Hopper (sm_90a): wgmma.mma_async.sp m64n256k32, TMA loads, mbarrier pipeline.
+//
+// EXPERIMENTAL, compile-checked only (no GPU was available when it was written). Same data as the
+// mma.sp kernel: A compressed (padded 128 rows × 64 columns), metadata in the swizzled order of
+// reference/formats/sparse24_layout.hpp, B K × N row-major, C masked.
+//
+// CTA: 3 warpgroups. Warpgroup 0 is the producer (one thread issues TMA for A and B and a bulk copy
+// for the 1 KB of metadata per stage, tracked by a "full" mbarrier with expected bytes); warpgroups
+// 1 and 2 each compute 64 rows × 256 columns with two wgmma.sp m64n256k32 per 64-wide K tile
+// (selector 0 then 1), then release the stage through an "empty" mbarrier.
+//
+// Assumptions to check on hardware (reference: PTX ISA §9.7.15 "Asynchronous warpgroup level matrix
+// multiply-accumulate", §9.7.15.5.1 matrix descriptors, sparse wgmma metadata):
+//   * wgmma.sp f16/bf16 metadata: warp w of the warpgroup supplies rows 16w..16w+15 with the same
+//     per-lane word as mma.sp m16n8k32 (selector 0: lanes t0/t1 of each quad, 1: t2/t3), so a warp
+//     reads its word with one 32-bit shared load at block + 4·lane (the ldmatrix.x1 order).
+//   * A (compressed, K-major) with 64-byte swizzle: rows of 64 B, SBO = 512 B between 8-row groups,
+//     the k32 step at +32 B inside the swizzle atom.
+//   * B (MN-major) with 128-byte swizzle, TMA boxes of 64 columns × 64 rows: LBO = 8 KB between
+//     64-column atoms, SBO = 1 KB between 8-row groups, the k32 step at +4 KB.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include "kernels/sparse24/sparse24_launch.hpp"
+#include "reference/common/error.hpp"
+#include "reference/formats/sparse24_layout.hpp"
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WS_SPARSE24_WGMMA_ENABLED 1
+#endif
+
+namespace warpsparse::sparse24::gpu {
+namespace {
+
+constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4;
+constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+constexpr int kABytes = kBM * kBK / 2 * 2;                       // 8 KB
+constexpr int kBBoxBytes = 64 * kBK * 2;                          // one 64 × 64 TMA box of B
+constexpr int kBBytes = kBN / 64 * kBBoxBytes;                    // 32 KB
+constexpr int kEBytes = kBM / kMetaBlockRows * kMetaBlockHalves * 2;  // 1 KB
+constexpr int kStageBytes = kABytes + kBBytes + kEBytes;          // 41 KB, a multiple of 1 KB
+constexpr int kSmemBytes = kStages * kStageBytes + 1024 /*alignment slack*/ + 2 * kStages * 8;
+static_assert(kStageBytes % 1024 == 0, "swizzle atoms need 1 KB-aligned stages");
+static_assert(kRowAlign % kBM == 0 && kColAlign == kBK, "storage padding matches the tile");
+
+#if defined(WS_SPARSE24_WGMMA_ENABLED)
+__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, int phase) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n"
+      "}\n" ::"r"(bar),
+      "r"(phase)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, int bytes, std::uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+
+// Shared-memory matrix descriptor (PTX ISA §9.7.15.5.1): start address, leading and stride byte
+// offsets (all >> 4) and the swizzle mode in bits 62-63 (1: 128 B, 2: 64 B, 3: 32 B).
+__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo,
+                                                   std::uint64_t swizzle) {
+  return static_cast<std::uint64_t>((addr & 0x3ffff) >> 4) | (static_cast<std::uint64_t>((lbo & 0x3ffff) >> 4) << 16) |
+         (static_cast<std::uint64_t>((sbo & 0x3ffff) >> 4) << 32) | (swizzle << 62);
+}
+
+#define WS_D128_REGS "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define WS_D128_OUTS \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+// wgmma.mma_async.sp m64n256k32 with A and B from shared-memory descriptors; scale_d = 0 starts a
+// new accumulation. imm-scale-a = imm-scale-b = 1, imm-trans-a = 0 (K-major A), imm-trans-b = 1
+// (B is K × N with N contiguous, i.e. MN-major). The selector must be an immediate.
+template <bool kBf16, int kSel>
+__device__ __forceinline__ void wgmma_sp(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
+                                         std::uint32_t meta, int scale_d) {
+  if constexpr (kBf16) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %131, 0;\n"
+                 "wgmma.mma_async.sp.sync.aligned.m64n256k32.f32.bf16.bf16 " WS_D128_REGS
+                 ", %128, %129, %130, %132, p, 1, 1, 0, 1;\n}\n"
+                 : WS_D128_OUTS
+                 : "l"(desc_a), "l"(desc_b), "r"(meta), "r"(scale_d), "n"(kSel));
+  } else {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %131, 0;\n"
+                 "wgmma.mma_async.sp.sync.aligned.m64n256k32.f32.f16.f16 " WS_D128_REGS
+                 ", %128, %129, %130, %132, p, 1, 1, 0, 1;\n}\n"
+                 : WS_D128_OUTS
+                 : "l"(desc_a), "l"(desc_b), "r"(meta), "r"(scale_d), "n"(kSel));
+  }
+}
+
+template <class TOut>
+__device__ __forceinline__ TOut to_out(float v) {
+  if constexpr (std::is_same_v<TOut, float>) return v;
+  else if constexpr (std::is_same_v<TOut, __half>) return __float2half_rn(v);
+  else return __float2bfloat16_rn(v);
+}
+#endif  // WS_SPARSE24_WGMMA_ENABLED
+
+template <bool kBf16, class TOut>
+__global__ void __launch_bounds__(kThreads, 1)
+    sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                          const std::uint16_t* __restrict__ e, TOut* __restrict__ c, int m, int n, int rows_padded,
+                          int cols_padded, int ldc) {
+#if defined(WS_SPARSE24_WGMMA_ENABLED)
+  extern __shared__ std::uint8_t smem_raw[];
+  // Swizzled TMA destinations need 1 KB alignment.
+  const std::uint32_t raw = smem_u32(smem_raw);
+  const std::uint32_t base = (raw + 1023u) & ~1023u;
+  const std::uint32_t bars = base + kStages * kStageBytes;
+  auto full_bar = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(s); };
+  auto empty_bar = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(kStages + s); };
+  auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * kStageBytes); };
+  auto stage_b = [&](int s) { return stage_a(s) + kABytes; };
+  auto stage_e = [&](int s) { return stage_b(s) + kBBytes; };
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
+  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), (m + kBM - 1) / kBM, (n + kBN - 1) / kBN);
+  const int m0 = tile.m * kBM, n0 = tile.n * kBN;
+  const int ktiles = cols_padded / kBK;
+  const int blocks_m = rows_padded / kMetaBlockRows;
+
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full_bar(s), 1);
+      mbar_init(empty_bar(s), 2 * 4);  // one arrival per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    // Producer: registers go to the consumers.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid == 0) {
+      for (int kt = 0; kt < ktiles; ++kt) {
+        const int s = kt % kStages;
+        if (kt >= kStages) mbar_wait(empty_bar(s), ((kt / kStages) - 1) & 1);
+        mbar_expect_tx(full_bar(s), kStageBytes);
+        tma_load_2d(stage_a(s), &map_a, kt * (kBK / 2), m0, full_bar(s));
+        for (int j = 0; j < kBN / 64; ++j)
+          tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + 64 * j, kt * kBK, full_bar(s));
+        bulk_load(stage_e(s), e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves,
+                  kEBytes, full_bar(s));
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const int cw = wg - 1;  // consumer rows m0 + 64·cw
+  float acc[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+
+  for (int kt = 0; kt < ktiles; ++kt) {
+    const int s = kt % kStages;
+    mbar_wait(full_bar(s), (kt / kStages) & 1);
+    std::uint32_t meta;
+    asm volatile("ld.shared.u32 %0, [%1];\n"
+                 : "=r"(meta)
+                 : "r"(stage_e(s) + static_cast<std::uint32_t>((cw * 4 + warp_in_wg) * 128 + lane * 4)));
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    const std::uint32_t a0 = stage_a(s) + static_cast<std::uint32_t>(cw * 64 * 64);
+    const std::uint64_t da0 = make_desc(a0, 16, 512, 2), da1 = make_desc(a0 + 32, 16, 512, 2);
+    const std::uint64_t db0 = make_desc(stage_b(s), kBBoxBytes, 1024, 1),
+                        db1 = make_desc(stage_b(s) + 32 * 128, kBBoxBytes, 1024, 1);
+    wgmma_sp<kBf16, 0>(acc, da0, db0, meta, kt > 0 ? 1 : 0);
+    wgmma_sp<kBf16, 1>(acc, da1, db1, meta, 1);
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    if (lane == 0) mbar_arrive(empty_bar(s));
+  }
+
+  // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1).
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = m0 + cw * 64 + warp_in_wg * 16 + g + 8 * (i / 2);
+      const int col = n0 + 8 * j + 2 * t + (i % 2);
+      if (row < m && col < n) c[static_cast<std::int64_t>(row) * ldc + col] = to_out<TOut>(acc[4 * j + i]);
+    }
+#endif  // WS_SPARSE24_WGMMA_ENABLED
+}
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+EncodeTiled encode_tiled() {
+  static EncodeTiled fn = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      fn = reinterpret_cast<EncodeTiled>(p);
+  });
+  require(fn != nullptr, "sparse24 wgmma: cuTensorMapEncodeTiled is not available");
+  return fn;
+}
+
+// 2-D row-major 16-bit tensor [rows][cols] with row pitch `pitch` elements, box {box_cols, box_rows}.
+CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_cols, int box_rows, CUtensorMapSwizzle sw) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<void*>(ptr), dims, strides, box,
+                                    elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  require(r == CUDA_SUCCESS, "sparse24 wgmma: cuTensorMapEncodeTiled failed (" + std::to_string(static_cast<int>(r)) + ")");
+  return map;
+}
+
+template <bool kBf16, class TOut>
+void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
+  auto kernel = sparse24_wgmma_kernel<kBf16, TOut>;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+    require(err == cudaSuccess, std::string("sparse24 wgmma: cudaFuncSetAttribute: ") + cudaGetErrorString(err));
+  });
+  const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2, kBK / 2, kBM,
+                                     CU_TENSOR_MAP_SWIZZLE_64B);
+  // Rows >= K and columns >= N are outside the tensor: TMA fills them with zeros.
+  const CUtensorMap map_b = make_map(g.b, g.k, g.n, g.ldb, 64, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const long long tiles = static_cast<long long>((g.m + kBM - 1) / kBM) * ((g.n + kBN - 1) / kBN);
+  kernel<<<static_cast<unsigned>(tiles), kThreads, kSmemBytes, stream>>>(map_a, map_b, g.a_meta, static_cast<TOut*>(g.c),
+                                                                        g.m, g.n, g.rows_padded, g.cols_padded, g.ldc);
+  const cudaError_t err = cudaGetLastError();
+  require(err == cudaSuccess, std::string("sparse24 wgmma: launch: ") + cudaGetErrorString(err));
+}
+
+}  // namespace
+
+void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
+  const bool bf16 = g.in == Elem::kBf16;
+  if (g.k == 0) {
+    // TMA cannot describe an empty B; the product is zero.
+    require(false, "sparse24 wgmma: K = 0 is not supported by the Hopper kernel");
+  }
+  if (g.out == Elem::kFp32) {
+    bf16 ? launch_wgmma_typed<true, float>(g, stream) : launch_wgmma_typed<false, float>(g, stream);
+  } else if (bf16) {
+    launch_wgmma_typed<true, __nv_bfloat16>(g, stream);
+  } else {
+    launch_wgmma_typed<false, __half>(g, stream);
+  }
+}
+
+}  // namespace warpsparse::sparse24::gpu
