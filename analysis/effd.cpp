@@ -241,32 +241,33 @@ std::vector<Crossover> crossovers(const StorageConfig& cfg) {
   c.validate();
   const int vb = c.value_bits, db = c.delta_bits;
   const bool paper_cfg = vb == 16 && db == 4 && !c.shape.bounded();
-  auto claim = [&](const char* text, const char* src, double v) {
-    return paper_cfg ? std::make_tuple(std::string(text), std::string(src), v)
-                     : std::make_tuple(std::string(), std::string(), -1.0);
+  using T = std::tuple<std::string, std::string, double, int>;
+  const T none{"", "", -1.0, 0};
+  auto claim = [&](const char* text, const char* src, double v, int decimals) {
+    return paper_cfg ? T{text, src, v, decimals} : none;
   };
   const Format scen[3] = {Format::macko_best, Format::macko_expected, Format::macko_worst};
   const char* scen_name[3] = {"best", "expected", "worst"};
   std::vector<Crossover> out;
-  auto add = [&](const std::string& what, int s, const Fn& f, std::tuple<std::string, std::string, double> cl) {
-    out.push_back(solve(what, s < 0 ? "-" : scen_name[s], f, std::get<0>(cl), std::get<1>(cl), std::get<2>(cl)));
+  auto add = [&](const std::string& what, int s, const Fn& f, const T& cl) {
+    Crossover x = solve(what, s < 0 ? "-" : scen_name[s], f, std::get<0>(cl), std::get<1>(cl), std::get<2>(cl));
+    x.claimed_decimals = std::get<3>(cl);
+    out.push_back(std::move(x));
   };
   auto m = [&](int s) { return [&c, s, &scen](double d) { return format_effd(scen[s], d, c); }; };
   auto fmt_at = [&c](Format f) { return [&c, f](double d) { return format_effd(f, d, c); }; };
 
-  using T = std::tuple<std::string, std::string, double>;
-  const T none{"", "", -1.0};
-  const T dense_claims[3] = {claim("best case beats dense up to d = 0.80", "macko-blog.txt, Best case", 0.80),
-                             claim("matches dense at density as high as 0.78", "macko-paper.txt §4.2", 0.78),
-                             claim("worst-case break-even at d = 0.75", "macko-blog.txt, Worst case", 0.75)};
-  const T csr16_claims[3] = {claim("beats CSR16 above d = 0.04 (best case)", "macko-blog.txt, table notes", 0.04), none,
-                             claim("beats CSR16 above d = 0.1 (worst case)", "macko-blog.txt, table notes", 0.10)};
-  const T bitmask_claims[3] = {none, claim("beats bitmask at d < 0.23 (Figure 2, expected)", "macko-paper.txt §3.2", 0.23),
+  const T dense_claims[3] = {claim("best case beats dense up to d = 0.80", "macko-blog.txt, Best case", 0.80, 2),
+                             claim("matches dense at density as high as 0.78", "macko-paper.txt §4.2", 0.78, 2),
+                             claim("worst-case break-even at d = 0.75", "macko-blog.txt, Worst case", 0.75, 2)};
+  const T csr16_claims[3] = {claim("beats CSR16 above d = 0.04 (best case)", "macko-blog.txt, table notes", 0.04, 2), none,
+                             claim("beats CSR16 above d = 0.1 (worst case)", "macko-blog.txt, table notes", 0.1, 1)};
+  const T bitmask_claims[3] = {none, claim("beats bitmask at d < 0.23 (Figure 2, expected)", "macko-paper.txt §3.2", 0.23, 2),
                                none};
-  const T q8_claims[3] = {none, claim("matches 8-bit quantization at 60% sparsity", "macko-paper.txt §3.2", 0.40), none};
-  const T half_claims[3] = {claim("effd = 0.5 at d = 0.4 (best and expected)", "macko-blog.txt, table notes", 0.40),
-                            claim("effd = 0.5 at d = 0.4 (best and expected)", "macko-blog.txt, table notes", 0.40),
-                            claim("effd = 0.5 at d = 0.35 (worst)", "macko-blog.txt, table notes", 0.35)};
+  const T q8_claims[3] = {none, claim("matches 8-bit quantization at 60% sparsity", "macko-paper.txt §3.2", 0.40, 2), none};
+  const T half_claims[3] = {claim("effd = 0.5 at d = 0.4 (best and expected)", "macko-blog.txt, table notes", 0.4, 1),
+                            claim("effd = 0.5 at d = 0.4 (best and expected)", "macko-blog.txt, table notes", 0.4, 1),
+                            claim("effd = 0.5 at d = 0.35 (worst)", "macko-blog.txt, table notes", 0.35, 2)};
   for (int s = 0; s < 3; ++s) {
     add("MACKO = dense", s, [&, s](double d) { return m(s)(d) - 1.0; }, dense_claims[s]);
     add("MACKO = CSR16", s, [&, s](double d) { return m(s)(d) - fmt_at(Format::csr16)(d); }, csr16_claims[s]);
@@ -277,10 +278,10 @@ std::vector<Crossover> crossovers(const StorageConfig& cfg) {
     add("MACKO effd = 0.5", s, [&, s](double d) { return m(s)(d) - 0.5; }, half_claims[s]);
   }
   add("CSR32 = dense", -1, [&](double d) { return fmt_at(Format::csr32)(d) - 1.0; },
-      claim("CSR break-even at density 33.3%", "macko-blog.txt, Best case", 1.0 / 3.0));
+      claim("CSR break-even at density 33.3%", "macko-blog.txt, Best case", 0.333, 3));
   if (vb > 8)
     add("CSR32 = Q8", -1, [&](double d) { return fmt_at(Format::csr32)(d) - 8.0 / vb; },
-        claim("CSR matches 8-bit quantization at 83% sparsity", "macko-paper.txt §3.2", 0.17));
+        claim("CSR matches 8-bit quantization at 83% sparsity", "macko-paper.txt §3.2", 0.17, 2));
   // Expected effd of neighbouring delta widths (paper Appendix C), same value width and shape.
   auto with_db = [&c](int b) {
     return [c, b](double d) {
@@ -290,18 +291,26 @@ std::vector<Crossover> crossovers(const StorageConfig& cfg) {
     };
   };
   const bool vb16 = vb == 16 && !c.shape.bounded();
-  auto claim16 = [&](const char* text, const char* src, double v) {
-    return vb16 ? T{text, src, v} : none;
+  auto claim16 = [&](const char* text, const char* src, double v, int decimals) {
+    return vb16 ? T{text, src, v, decimals} : none;
   };
   add("MACKO b_Δ=1 = dense", 1, [&](double d) { return with_db(1)(d) - 1.0; },
-      claim16("b_Δ=1 beats dense at sparsity as low as 7%", "macko-paper.txt Appendix C", 0.93));
+      claim16("b_Δ=1 beats dense at sparsity as low as 7%", "macko-paper.txt Appendix C", 0.93, 2));
   add("MACKO b_Δ=1 = b_Δ=2", 1, [&](double d) { return with_db(1)(d) - with_db(2)(d); },
-      claim16("b_Δ=2 best for sparsity 15%–45% (upper density end)", "macko-paper.txt Appendix C", 0.85));
+      claim16("b_Δ=2 best for sparsity 15%–45% (upper density end)", "macko-paper.txt Appendix C", 0.85, 2));
   add("MACKO b_Δ=2 = b_Δ=4", 1, [&](double d) { return with_db(2)(d) - with_db(4)(d); },
-      claim16("b_Δ=2 best for sparsity 15%–45% (lower density end)", "macko-paper.txt Appendix C", 0.55));
+      claim16("b_Δ=2 best for sparsity 15%–45% (lower density end)", "macko-paper.txt Appendix C", 0.55, 2));
   add("MACKO b_Δ=4 = b_Δ=8", 1, [&](double d) { return with_db(4)(d) - with_db(8)(d); },
-      claim16("b_Δ=8 good above 95% sparsity", "macko-paper.txt Appendix C", 0.05));
+      claim16("b_Δ=8 good above 95% sparsity", "macko-paper.txt Appendix C", 0.05, 2));
   return out;
+}
+
+std::string Crossover::verdict() const {
+  if (claimed_density < 0) return "no claim";
+  if (!found) return "DISAGREES: no crossover in (0, 1]";
+  const double tol = 0.5 * std::pow(10.0, -claimed_decimals);
+  return std::abs(density - claimed_density) <= tol + 1e-12 ? "agrees at printed precision"
+                                                            : "DISAGREES";
 }
 
 // ----- Roofline ---------------------------------------------------------------------------------

@@ -77,6 +77,10 @@ struct Crossover {
   std::string claim;      // what the seeds say ("" if nothing)
   std::string source;     // where
   double claimed_density = -1;  // the claim as a density (<0: none)
+  int claimed_decimals = 2;     // digits the claim is printed with
+  // "agrees at printed precision" (within half a unit of the claim's last digit), "DISAGREES…",
+  // or "no claim".
+  std::string verdict() const;
 };
 // The crossovers of issue 3 (vs dense, CSR16, CSR32, bitmask, Q8, Q4, effd = 0.5, and between
 // delta widths) for one value width, by bracketing root finding (Boost.Math TOMS 748).

@@ -27,6 +27,22 @@ std::mt19937_64 row_rng(std::uint64_t seed, std::int64_t row) {
   return std::mt19937_64(z ^ (z >> 31));
 }
 
+// Columns kept by one Bernoulli draw each, in column order. The index is written unconditionally
+// and the count advanced by the draw: the same draws as an `if (b(rng)) push_back(c)` loop, without
+// a branch the CPU mispredicts half the time near d = 0.5 (the studies' hot loop).
+std::vector<std::int32_t> bernoulli_columns(double d, std::int64_t cols, std::mt19937_64& rng) {
+  std::bernoulli_distribution b(d);
+  std::vector<std::int32_t> out(static_cast<std::size_t>(cols));
+  std::size_t n = 0;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const bool keep = b(rng);
+    out[n] = static_cast<std::int32_t>(c);
+    n += keep ? 1 : 0;
+  }
+  out.resize(n);
+  return out;
+}
+
 // ----- Magnitude pruning ----------------------------------------------------------------------
 // Weights w(r, c) = s_r · t_c · e(r, c): e is N(0, 1) (Student t with nu = 3 for the heavy
 // family); t_c and s_r are log-normal column and row scales with log-sd sigma = param (default
@@ -161,12 +177,8 @@ std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols
   auto rng = row_rng(seed, row);
   std::vector<std::int32_t> out;
   switch (spec.kind) {
-    case Pattern::bernoulli: {
-      std::bernoulli_distribution b(spec.density);
-      for (std::int64_t c = 0; c < cols; ++c)
-        if (b(rng)) out.push_back(static_cast<std::int32_t>(c));
-      return out;
-    }
+    case Pattern::bernoulli:
+      return bernoulli_columns(spec.density, cols, rng);
     case Pattern::exact_nnz: {
       const auto k = static_cast<std::int64_t>(std::llround(spec.density * double(cols)));
       // Selection sampling (Knuth's Algorithm S): k of cols, sorted, uniformly.
@@ -191,10 +203,7 @@ std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols
         const double x = ga(rng), y = gb(rng);
         rd = x + y > 0 ? x / (x + y) : d;
       }
-      std::bernoulli_distribution b(rd);
-      for (std::int64_t c = 0; c < cols; ++c)
-        if (b(rng)) out.push_back(static_cast<std::int32_t>(c));
-      return out;
+      return bernoulli_columns(rd, cols, rng);
     }
     case Pattern::clustered: {
       // Two-state Markov chain along the row (zero <-> nonzero). Zero runs are geometric with

@@ -2,6 +2,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -20,23 +21,30 @@ template <class H> using device_t = typename DeviceType<H>::type;
 
 // Compiled schedule variants (lane_accumulators, unroll_blocks). Every delta width gets the
 // default; 4-bit deltas, the tuned path, get the sweep. Kept short: each is a kernel to build.
-struct Variant { int db, acc, unroll; };
+struct Variant { int db, acc, unroll; bool prefetch; };
 constexpr Variant kVariants[] = {
-    {4, 1, 1}, {4, 1, 2}, {4, 2, 2}, {4, 1, 4}, {4, 2, 4},
-    {1, 1, 2}, {2, 1, 2}, {8, 1, 2},
+    {4, 1, 1, false}, {4, 1, 2, false}, {4, 2, 2, false}, {4, 1, 4, false}, {4, 2, 4, false},
+    {4, 1, 1, true},  {4, 2, 1, true},  {4, 1, 2, true},  {4, 2, 2, true},
+    {1, 1, 2, false}, {2, 1, 2, false}, {8, 1, 2, false},
 };
 
-template <int DB, int ACC, int UNROLL, class TD, class TYD>
+template <int DB, int ACC, int UNROLL, bool PF, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
-                    std::int64_t rows, float alpha, float beta, int wpb, cudaStream_t st) {
-  const std::int64_t blocks = (rows + wpb - 1) / wpb;
-  require(blocks <= 0x7fffffff, "too many rows for one launch");
+                    std::int64_t rows, float alpha, float beta, int wpb, int blocks_per_sm, cudaStream_t st) {
+  std::int64_t blocks = (rows + wpb - 1) / wpb;
+  if (blocks_per_sm > 0) {  // persistent grid: warps stride over the rows
+    int dev = 0, sms = 0;
+    WS_CUDA(cudaGetDevice(&dev));
+    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
+  }
+  blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
   const dim3 grid(static_cast<unsigned>(blocks)), block(static_cast<unsigned>(32 * wpb));
   if (wide)
-    detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, true>, TD, TYD>
+    detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, true, PF>, TD, TYD>
         <<<grid, block, 0, st>>>(v, d, p, x, y, rows, alpha, beta);
   else
-    detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, false>, TD, TYD>
+    detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, false, PF>, TD, TYD>
         <<<grid, block, 0, st>>>(v, d, p, x, y, rows, alpha, beta);
 }
 
@@ -44,7 +52,7 @@ std::string variant_list() {
   std::string s;
   for (const auto& v : kVariants)
     s += (s.empty() ? "" : ", ") + std::string("db=") + std::to_string(v.db) + "/acc=" + std::to_string(v.acc) +
-         "/unroll=" + std::to_string(v.unroll);
+         "/unroll=" + std::to_string(v.unroll) + (v.prefetch ? "/prefetch" : "");
   return s;
 }
 
@@ -96,22 +104,26 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   const void* p = a.wide ? static_cast<const void*>(a.row_ptr64.get()) : static_cast<const void*>(a.row_ptr32.get());
   const std::uint8_t* d = a.deltas.get();
   bool launched = false;
-  auto try_variant = [&](auto db_c, auto acc_c, auto un_c) {
+  auto try_variant = [&](auto db_c, auto acc_c, auto un_c, auto pf_c) {
     if (launched || s.delta_bits != db_c.value || s.lane_accumulators != acc_c.value ||
-        s.unroll_blocks != un_c.value)
+        s.unroll_blocks != un_c.value || s.prefetch != pf_c.value)
       return;
-    launch_variant<db_c.value, acc_c.value, un_c.value>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta,
-                                                        s.warps_per_block, stream);
+    launch_variant<db_c.value, acc_c.value, un_c.value, pf_c.value>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta,
+                                                                    s.warps_per_block, s.blocks_per_sm, stream);
     launched = true;
   };
   using std::integral_constant;
-#define WS_VARIANT(DB, ACC, UN) \
-  try_variant(integral_constant<int, DB>{}, integral_constant<int, ACC>{}, integral_constant<int, UN>{})
-  WS_VARIANT(4, 1, 1); WS_VARIANT(4, 1, 2); WS_VARIANT(4, 2, 2); WS_VARIANT(4, 1, 4); WS_VARIANT(4, 2, 4);
-  WS_VARIANT(1, 1, 2); WS_VARIANT(2, 1, 2); WS_VARIANT(8, 1, 2);
+#define WS_VARIANT(DB, ACC, UN, PF)                                                              \
+  try_variant(integral_constant<int, DB>{}, integral_constant<int, ACC>{}, integral_constant<int, UN>{}, \
+              std::bool_constant<PF>{})
+  WS_VARIANT(4, 1, 1, false); WS_VARIANT(4, 1, 2, false); WS_VARIANT(4, 2, 2, false);
+  WS_VARIANT(4, 1, 4, false); WS_VARIANT(4, 2, 4, false);
+  WS_VARIANT(4, 1, 1, true); WS_VARIANT(4, 2, 1, true); WS_VARIANT(4, 1, 2, true); WS_VARIANT(4, 2, 2, true);
+  WS_VARIANT(1, 1, 2, false); WS_VARIANT(2, 1, 2, false); WS_VARIANT(8, 1, 2, false);
 #undef WS_VARIANT
   require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
-                        "/unroll=" + std::to_string(s.unroll_blocks) + " is not compiled; compiled: " + variant_list());
+                        "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
+                        " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

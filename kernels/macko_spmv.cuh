@@ -14,16 +14,27 @@ namespace warpsparse::gpu::detail {
 __device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ float to_f32(float v) { return v; }
-template <class TY> __device__ __forceinline__ TY from_f32(float v);
-template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
+template <class TY>
+__device__ __forceinline__ TY from_f32(float v);
+template <>
+__device__ __forceinline__ __half from_f32<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+template <>
+__device__ __forceinline__ float from_f32<float>(float v) {
+  return v;
+}
 
 // Streaming loads: matrix bytes are read once, so they bypass L1 and keep it for x.
 __device__ __forceinline__ uint4 ld_stream16(const void* p) {
   uint4 r;
   asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+               : "l"(p));
   return r;
 }
 __device__ __forceinline__ std::uint64_t ld_stream8(const void* p) {
@@ -46,7 +57,8 @@ __device__ __forceinline__ int warp_exclusive_scan(int v) {
     asm("{\n\t.reg .s32 r;\n\t.reg .pred p;\n\t"
         "shfl.sync.up.b32 r|p, %0, %1, 0, 0xffffffff;\n\t"
         "@p add.s32 %0, %0, r;\n\t}"
-        : "+r"(acc) : "r"(off));
+        : "+r"(acc)
+        : "r"(off));
   }
   return acc - v;
 }
@@ -58,162 +70,209 @@ __device__ __forceinline__ int delta_sum(W w) {
     const unsigned b = (w & 0x0f0f0f0fu) + ((w >> 4) & 0x0f0f0f0fu);
     return static_cast<int>(__dp4a(b, 0x01010101u, 0u));
   } else if constexpr (DB == 8) {
-    return static_cast<int>(__dp4a(static_cast<unsigned>(w >> 32), 0x01010101u, __dp4a(static_cast<unsigned>(w), 0x01010101u, 0u)));
+    return static_cast<int>(__dp4a(static_cast<unsigned>(w >> 32), 0x01010101u,
+                                   __dp4a(static_cast<unsigned>(w), 0x01010101u, 0u)));
   } else {
     int s = 0;
 #pragma unroll
-    for (int i = 0; i < macko::kElemsPerLane; ++i) s += static_cast<int>((w >> (i * DB)) & W(macko::max_skip(DB)));
+    for (int i = 0; i < macko::kElemsPerLane; ++i)
+      s += static_cast<int>((w >> (i * DB)) & W(macko::max_skip(DB)));
     return s;
   }
 }
 
 // Compile-time part of a schedule (see macko::Schedule).
-template <int DB, int ACC, int UNROLL, bool WIDE>
+template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
   static constexpr int kUnroll = UNROLL;
   static constexpr bool kWide = WIDE;
-  static constexpr int kSteps = macko::steps_per_delta_load(DB);   // steps per delta word
-  static constexpr int kBlock = macko::elems_per_block(DB);         // elements per block
+  static constexpr bool kPrefetch = PREFETCH;
+  static constexpr int kSteps = macko::steps_per_delta_load(DB);  // steps per delta word
+  static constexpr int kBlock = macko::elems_per_block(DB);       // elements per block
   static constexpr int kWordElems = macko::elems_per_delta_word(DB);
+  static constexpr std::int64_t kGroup = std::int64_t{UNROLL} * kBlock;  // elements per load group
   using DeltaWord = std::conditional_t<DB == 8, std::uint64_t, std::uint32_t>;
   static_assert(macko::valid_delta_bits(DB));
   static_assert(ACC == 1 || ACC == 2 || ACC == 4 || ACC == 8);
   static_assert(UNROLL >= 1 && UNROLL <= 8);
 };
 
-// One warp per row. T: __half or __nv_bfloat16 (values and x); TY: output type.
+// The registers of one load group: UNROLL blocks of delta words and value vectors.
+template <class Cfg>
+struct Group {
+  typename Cfg::DeltaWord dw[Cfg::kUnroll];
+  uint4 vv[Cfg::kUnroll][Cfg::kSteps];
+};
+
+// Issues every load of the group starting at element blk0 (lanes past the row end load nothing).
+template <class Cfg, class T>
+__device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std::int64_t end, int lane,
+                                           const T* __restrict__ values,
+                                           const std::uint8_t* __restrict__ deltas) {
+  constexpr int DB = Cfg::kDeltaBits;
+#pragma unroll
+  for (int u = 0; u < Cfg::kUnroll; ++u) {
+    const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
+    const std::int64_t wstart = blk + std::int64_t{Cfg::kWordElems} * lane;
+    g.dw[u] = 0;
+    if (wstart < end) {
+      const std::uint8_t* dp = deltas + macko::delta_byte_index(wstart, DB);
+      if constexpr (DB == 8)
+        g.dw[u] = ld_stream8(dp);
+      else
+        g.dw[u] = ld_stream4(dp);
+    }
+#pragma unroll
+    for (int s = 0; s < Cfg::kSteps; ++s) {
+      const std::int64_t chunk = blk + std::int64_t{macko::kElemsPerStep} * s + macko::kElemsPerLane * lane;
+      g.vv[u][s] = make_uint4(0, 0, 0, 0);
+      if (chunk < end) g.vv[u][s] = ld_stream16(values + chunk);
+    }
+  }
+}
+
+// Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
+template <class Cfg, class T>
+__device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t blk0, std::int64_t begin,
+                                              std::int64_t end, int lane, int& base, float (&acc)[Cfg::kAcc],
+                                              const T* __restrict__ x) {
+  constexpr int DB = Cfg::kDeltaBits;
+  constexpr int S = Cfg::kSteps;
+  using DeltaWord = typename Cfg::DeltaWord;
+  const auto& dw = g.dw;
+  const auto& vv = g.vv;
+#pragma unroll
+  for (int u = 0; u < Cfg::kUnroll; ++u) {
+    const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      const std::int64_t step = blk + std::int64_t{macko::kElemsPerStep} * s;
+      if (step >= end) return;  // warp-uniform
+      DeltaWord mine = dw[u];
+      if constexpr (S > 1) {
+        mine = __shfl_sync(0xffffffffu, dw[u], s * (32 / S) + lane / S);
+        mine >>= (lane % S) * macko::kElemsPerLane * DB;
+      }
+      // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
+      const int rel = static_cast<int>(step - begin) + macko::kElemsPerLane * lane;
+      const T* v = reinterpret_cast<const T*>(&vv[u][s]);
+      int local, excl, col;
+      if (step >= begin && step + macko::kElemsPerStep <= end) {
+        // Interior step (warp-uniform): every element belongs to the row, no masks.
+        if constexpr (DB == 4) {
+          // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
+          // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32).
+          const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
+          const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
+          const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
+          const std::uint32_t even = odd - hi;                // byte k: increments of elements 0..2k
+          local = static_cast<int>(odd >> 24);
+          excl = warp_exclusive_scan(local);
+          col = base + excl;
+          // col >= -1 and every offset below is >= 1, so each read is inside x.
+          const T* xb = x + col;
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
+            acc[(2 * k) % Cfg::kAcc] =
+                __fmaf_rn(to_f32(v[2 * k]), to_f32(__ldg(xb + ce)), acc[(2 * k) % Cfg::kAcc]);
+            acc[(2 * k + 1) % Cfg::kAcc] =
+                __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(__ldg(xb + co)), acc[(2 * k + 1) % Cfg::kAcc]);
+          }
+        } else {
+          local = delta_sum<DB>(mine) + macko::kElemsPerLane;
+          excl = warp_exclusive_scan(local);
+          col = base + excl;
+#pragma unroll
+          for (int i = 0; i < macko::kElemsPerLane; ++i) {
+            col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
+            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+          }
+        }
+      } else {
+        // First or last step of the row: elements before begin (ROMA) or after end are masked.
+        const int row_len = static_cast<int>(end - begin);
+        int inc[macko::kElemsPerLane];
+        local = 0;
+#pragma unroll
+        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+          const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
+          inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
+          local += inc[i];
+        }
+        excl = warp_exclusive_scan(local);
+        col = base + excl;
+#pragma unroll
+        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+          if (inc[i] != 0) {
+            col += inc[i];
+            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+          }
+        }
+      }
+      base = __shfl_sync(0xffffffffu, base + excl + local, 31);
+    }
+  }
+}
+
+// One warp per row, rows strided by the number of warps in the grid (the host may launch fewer
+// warps than rows). T: __half or __nv_bfloat16 (values and x); TY: output type.
 template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
                                   TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
   constexpr int DB = Cfg::kDeltaBits;
-  constexpr int S = Cfg::kSteps;
-  using DeltaWord = typename Cfg::DeltaWord;
   const int lane = threadIdx.x & 31;
-  const std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (row >= rows) return;  // whole warp: no row pointer is read past rows
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x >> 5);
+  for (std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5); row < rows;
+       row += warps) {  // warp-uniform: no row pointer is read past rows
+    // Row bounds: lanes 0 and 1 load row_ptr[row] and row_ptr[row + 1], shuffles broadcast them.
+    std::uint64_t p = 0;
+    if (lane < 2) {
+      if constexpr (Cfg::kWide)
+        p = static_cast<const std::uint64_t*>(row_ptr)[row + lane];
+      else
+        p = static_cast<const std::uint32_t*>(row_ptr)[row + lane];
+    }
+    const std::int64_t begin = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 0));
+    const std::int64_t end = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 1));
+    const macko::RowAligner ra(begin, end, DB);
 
-  // Row bounds: lanes 0 and 1 load row_ptr[row] and row_ptr[row + 1], shuffles broadcast them.
-  std::uint64_t p = 0;
-  if (lane < 2) {
-    if constexpr (Cfg::kWide) p = static_cast<const std::uint64_t*>(row_ptr)[row + lane];
-    else p = static_cast<const std::uint32_t*>(row_ptr)[row + lane];
-  }
-  const std::int64_t begin = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 0));
-  const std::int64_t end = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 1));
-  const macko::RowAligner ra(begin, end, DB);
-
-  float acc[Cfg::kAcc];
+    float acc[Cfg::kAcc];
 #pragma unroll
-  for (int k = 0; k < Cfg::kAcc; ++k) acc[k] = 0.0f;
-  int base = -1;  // column of the last element consumed (the row starts before column 0)
+    for (int k = 0; k < Cfg::kAcc; ++k) acc[k] = 0.0f;
+    int base = -1;  // column of the last element consumed (the row starts before column 0)
 
-  for (std::int64_t blk0 = ra.aligned_begin; blk0 < end; blk0 += std::int64_t{Cfg::kUnroll} * Cfg::kBlock) {
-    // Issue every load of UNROLL blocks before any arithmetic (bytes in flight).
-    DeltaWord dw[Cfg::kUnroll];
-    uint4 vv[Cfg::kUnroll][S];
-#pragma unroll
-    for (int u = 0; u < Cfg::kUnroll; ++u) {
-      const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
-      const std::int64_t wstart = blk + std::int64_t{Cfg::kWordElems} * lane;
-      dw[u] = 0;
-      if (wstart < end) {
-        const std::uint8_t* dp = deltas + macko::delta_byte_index(wstart, DB);
-        if constexpr (DB == 8) dw[u] = ld_stream8(dp);
-        else dw[u] = ld_stream4(dp);
+    if constexpr (Cfg::kPrefetch) {
+      // Software pipeline: the next group's loads are in flight while this group computes.
+      Group<Cfg> cur, nxt;
+      if (ra.aligned_begin < end) load_group<Cfg>(cur, ra.aligned_begin, end, lane, values, deltas);
+      for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
+        if (g0 + Cfg::kGroup < end) load_group<Cfg>(nxt, g0 + Cfg::kGroup, end, lane, values, deltas);
+        compute_group<Cfg>(cur, g0, begin, end, lane, base, acc, x);
+        cur = nxt;
       }
-#pragma unroll
-      for (int s = 0; s < S; ++s) {
-        const std::int64_t chunk = blk + std::int64_t{macko::kElemsPerStep} * s + macko::kElemsPerLane * lane;
-        vv[u][s] = make_uint4(0, 0, 0, 0);
-        if (chunk < end) vv[u][s] = ld_stream16(values + chunk);
+    } else {
+      for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
+        Group<Cfg> cur;
+        load_group<Cfg>(cur, g0, end, lane, values, deltas);  // all loads before any arithmetic
+        compute_group<Cfg>(cur, g0, begin, end, lane, base, acc, x);
       }
     }
-#pragma unroll
-    for (int u = 0; u < Cfg::kUnroll; ++u) {
-      const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
-#pragma unroll
-      for (int s = 0; s < S; ++s) {
-        const std::int64_t step = blk + std::int64_t{macko::kElemsPerStep} * s;
-        if (step >= end) break;  // warp-uniform
-        DeltaWord mine = dw[u];
-        if constexpr (S > 1) {
-          mine = __shfl_sync(0xffffffffu, dw[u], s * (32 / S) + lane / S);
-          mine >>= (lane % S) * macko::kElemsPerLane * DB;
-        }
-        // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
-        const int rel = static_cast<int>(step - begin) + macko::kElemsPerLane * lane;
-        const T* v = reinterpret_cast<const T*>(&vv[u][s]);
-        int local, excl, col;
-        if (step >= begin && step + macko::kElemsPerStep <= end) {
-          // Interior step (warp-uniform): every element belongs to the row, no masks.
-          if constexpr (DB == 4) {
-            // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
-            // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32).
-            const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
-            const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
-            const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
-            const std::uint32_t even = odd - hi;                 // byte k: increments of elements 0..2k
-            local = static_cast<int>(odd >> 24);
-            excl = warp_exclusive_scan(local);
-            col = base + excl;
-            // col >= -1 and every offset below is >= 1, so each read is inside x.
-            const T* xb = x + col;
-#pragma unroll
-            for (int k = 0; k < 4; ++k) {
-              const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
-              acc[(2 * k) % Cfg::kAcc] = __fmaf_rn(to_f32(v[2 * k]), to_f32(__ldg(xb + ce)), acc[(2 * k) % Cfg::kAcc]);
-              acc[(2 * k + 1) % Cfg::kAcc] =
-                  __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(__ldg(xb + co)), acc[(2 * k + 1) % Cfg::kAcc]);
-            }
-          } else {
-            local = delta_sum<DB>(mine) + macko::kElemsPerLane;
-            excl = warp_exclusive_scan(local);
-            col = base + excl;
-#pragma unroll
-            for (int i = 0; i < macko::kElemsPerLane; ++i) {
-              col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
-              acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
-            }
-          }
-        } else {
-          // First or last step of the row: elements before begin (ROMA) or after end are masked.
-          const int row_len = static_cast<int>(end - begin);
-          int inc[macko::kElemsPerLane];
-          local = 0;
-#pragma unroll
-          for (int i = 0; i < macko::kElemsPerLane; ++i) {
-            const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
-            inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
-            local += inc[i];
-          }
-          excl = warp_exclusive_scan(local);
-          col = base + excl;
-#pragma unroll
-          for (int i = 0; i < macko::kElemsPerLane; ++i) {
-            if (inc[i] != 0) {
-              col += inc[i];
-              acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
-            }
-          }
-        }
-        base = __shfl_sync(0xffffffffu, base + excl + local, 31);
-      }
-    }
-  }
 
-  float sum = acc[0];
+    float sum = acc[0];
 #pragma unroll
-  for (int k = 1; k < Cfg::kAcc; ++k) sum = __fadd_rn(sum, acc[k]);
+    for (int k = 1; k < Cfg::kAcc; ++k) sum = __fadd_rn(sum, acc[k]);
 #pragma unroll
-  for (int off = 16; off >= 1; off >>= 1) sum = __fadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, off));
-  if (lane == 0) {
-    float out = __fmul_rn(alpha, sum);
-    if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
-    y[row] = from_f32<TY>(out);
+    for (int off = 16; off >= 1; off >>= 1) sum = __fadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, off));
+    if (lane == 0) {
+      float out = __fmul_rn(alpha, sum);
+      if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
+      y[row] = from_f32<TY>(out);
+    }
   }
 }
 

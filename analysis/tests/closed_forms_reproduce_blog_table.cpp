@@ -1,25 +1,15 @@
 // The printed closed forms reproduce macko-blog.txt's storage table (16-bit values, 4-bit deltas)
 // to its printed precision: each value within half a unit of its last printed digit. The table
-// below is the seed's published data, transcribed; the models never read it.
+// (analysis/seed_tables.hpp) is the seed's published data, transcribed; the models never read it.
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "analysis/effd.hpp"
+#include "analysis/seed_tables.hpp"
 
 using namespace warpsparse::analysis;
 
 namespace {
-struct BlogRow {
-  double d, csr32, csr16, best, expected, worst;
-};
-// macko-blog.txt, "Storage overview table".
-constexpr BlogRow kBlogTable[] = {
-    {1.0, 3.0, 2.0, 1.250, 1.250, 1.250}, {0.9, 2.7, 1.8, 1.125, 1.125, 1.133},
-    {0.8, 2.4, 1.6, 1.000, 1.000, 1.016}, {0.7, 2.1, 1.4, 0.875, 0.875, 0.898},
-    {0.6, 1.8, 1.2, 0.750, 0.750, 0.781}, {0.5, 1.5, 1.0, 0.625, 0.625, 0.664},
-    {0.4, 1.2, 0.8, 0.500, 0.500, 0.547}, {0.3, 0.9, 0.6, 0.375, 0.376, 0.430},
-    {0.2, 0.6, 0.4, 0.250, 0.257, 0.312}, {0.1, 0.3, 0.2, 0.125, 0.153, 0.195}};
-
 bool matches_printed(double ours, double printed, int decimals) {
   return std::abs(ours - printed) <= 0.5 * std::pow(10.0, -decimals) + 1e-12;
 }
@@ -27,13 +17,14 @@ bool matches_printed(double ours, double printed, int decimals) {
 
 TEST_CASE("closed forms reproduce the blog's storage table", "[closed-form][seeds]") {
   StorageConfig c;  // 16-bit values, 4-bit deltas, printed forms
-  for (const auto& row : kBlogTable) {
-    INFO("density " << row.d);
-    CHECK(matches_printed(format_effd(Format::csr32, row.d, c), row.csr32, 1));
-    CHECK(matches_printed(format_effd(Format::csr16, row.d, c), row.csr16, 1));
-    CHECK(matches_printed(format_effd(Format::macko_best, row.d, c), row.best, 3));
-    CHECK(matches_printed(format_effd(Format::macko_expected, row.d, c), row.expected, 3));
-    CHECK(matches_printed(format_effd(Format::macko_worst, row.d, c), row.worst, 3));
+  for (const auto& row : kBlogStorageTable) {
+    const double d = row.density;
+    INFO("density " << d);
+    CHECK(matches_printed(format_effd(Format::csr32, d, c), row.csr32, kBlogCsrDecimals));
+    CHECK(matches_printed(format_effd(Format::csr16, d, c), row.csr16, kBlogCsrDecimals));
+    CHECK(matches_printed(format_effd(Format::macko_best, d, c), row.best, kBlogMackoDecimals));
+    CHECK(matches_printed(format_effd(Format::macko_expected, d, c), row.expected, kBlogMackoDecimals));
+    CHECK(matches_printed(format_effd(Format::macko_worst, d, c), row.worst, kBlogMackoDecimals));
   }
 }
 
@@ -73,4 +64,21 @@ TEST_CASE("root finding agrees with crossovers solved by hand", "[crossover]") {
   // case meet bitmask (its slope 1.25·15/16 exceeds 1 and it starts above).
   CHECK_FALSE(find("MACKO = CSR16", "best").found);
   CHECK_FALSE(find("MACKO = bitmask", "worst").found);
+}
+
+TEST_CASE("roofline speedup is the byte ratio and reaches the paper's 1.6x at 50% sparsity", "[roofline][seeds]") {
+  StorageConfig c;
+  c.shape = {36864, 12288};
+  const auto dense = roofline(Format::dense, 0.5, c);
+  const auto macko = roofline(Format::macko_expected, 0.5, c);
+  CHECK(dense.speedup_vs_dense == Approx(1.0));
+  // Dense GEMV at 3 TB/s: (R·C + R + C)·2 bytes.
+  CHECK(dense.seconds == Approx((36864.0 * 12288 + 36864 + 12288) * 2 / kDefaultBandwidth));
+  CHECK(macko.seconds < dense.seconds);
+  // macko-paper.txt §6: "theoretically 1.6x speedup at sparsity 50%" (1/effd, effd = 0.625), to 2 digits.
+  CHECK(std::abs(macko.speedup_vs_dense - 1.6) < 0.05);
+  // Halving the bandwidth doubles every time and leaves the speedup.
+  const auto slow = roofline(Format::macko_expected, 0.5, c, kDefaultBandwidth / 2);
+  CHECK(slow.seconds == Approx(2 * macko.seconds));
+  CHECK(slow.speedup_vs_dense == Approx(macko.speedup_vs_dense));
 }

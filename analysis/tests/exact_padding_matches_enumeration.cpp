@@ -2,6 +2,7 @@
 // columns is encoded by the real encoder and its padding read back; Bernoulli moments weight each
 // row by d^k (1 − d)^(C − k), exact-k moments average the C(C, k) rows with k nonzeros.
 #include <catch2/catch.hpp>
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -30,6 +31,18 @@ std::vector<std::int64_t> padding_of_all_rows(int C, int delta_bits, bool traili
   return pad;
 }
 
+// Mean and variance of the padding over all rows, each weighted by d^k (1 − d)^(C − k).
+PaddingMoments bernoulli_moments(const std::vector<std::int64_t>& pad, int C, double d) {
+  double m1 = 0, m2 = 0;
+  for (std::uint32_t mask = 0; mask < pad.size(); ++mask) {
+    const int k = std::popcount(mask);
+    const double w = std::pow(d, k) * std::pow(1 - d, C - k);
+    m1 += w * double(pad[mask]);
+    m2 += w * double(pad[mask]) * double(pad[mask]);
+  }
+  return {m1, m2 - m1 * m1};
+}
+
 bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
 }  // namespace
 
@@ -40,17 +53,11 @@ TEST_CASE("exact padding model equals enumeration of all rows", "[exact][enumera
       for (int C = 0; C <= 16; ++C) {
         const auto pad = padding_of_all_rows(C, db, trailing);
         for (const double d : densities) {
-          double m1 = 0, m2 = 0;
-          for (std::uint32_t mask = 0; mask < pad.size(); ++mask) {
-            const int k = std::popcount(mask);
-            const double w = std::pow(d, k) * std::pow(1 - d, C - k);
-            m1 += w * double(pad[mask]);
-            m2 += w * double(pad[mask]) * double(pad[mask]);
-          }
+          const auto brute = bernoulli_moments(pad, C, d);
           const auto model = exact_padding_bernoulli(C, d, db, trailing);
           INFO("C = " << C << ", d = " << d << ", delta bits " << db << ", trailing " << trailing);
-          CHECK(close(model.mean, m1));
-          CHECK(close(model.variance, m2 - m1 * m1));
+          CHECK(close(model.mean, brute.mean));
+          CHECK(close(model.variance, brute.variance));
         }
         for (int k = 0; k <= C; ++k) {
           double s1 = 0, s2 = 0, n = 0;
@@ -82,16 +89,10 @@ TEST_CASE("4-bit deltas: enumeration beyond 16 columns, where padding first appe
     for (const auto p : pad) total += p;
     REQUIRE(total > 0);  // the case is not vacuous
     for (const double d : {0.05, 0.3}) {
-      double m1 = 0, m2 = 0;
-      for (std::uint32_t mask = 0; mask < pad.size(); ++mask) {
-        const int k = std::popcount(mask);
-        const double w = std::pow(d, k) * std::pow(1 - d, C - k);
-        m1 += w * double(pad[mask]);
-        m2 += w * double(pad[mask]) * double(pad[mask]);
-      }
+      const auto brute = bernoulli_moments(pad, C, d);
       const auto model = exact_padding_bernoulli(C, d, 4);
-      CHECK(close(model.mean, m1));
-      CHECK(close(model.variance, m2 - m1 * m1));
+      CHECK(close(model.mean, brute.mean));
+      CHECK(close(model.variance, brute.variance));
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "analysis/patterns.hpp"
 #include "proptests/gpu/gpu_props_common.hpp"
@@ -120,12 +121,16 @@ rc::Gen<Case> gen_case(bool big) {
     c.delta_bits = *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
     c.sched = gpu::default_schedule(c.delta_bits);
     if (c.delta_bits == 4) {
-      const auto v = *rc::gen::element(std::pair{1, 1}, std::pair{1, 2}, std::pair{2, 2}, std::pair{1, 4}, std::pair{2, 4})
-                          .as("acc/unroll");
-      c.sched.lane_accumulators = v.first;
-      c.sched.unroll_blocks = v.second;
+      const auto v = *rc::gen::element(std::tuple{1, 1, false}, std::tuple{1, 2, false}, std::tuple{2, 2, false},
+                                       std::tuple{1, 4, false}, std::tuple{2, 4, false}, std::tuple{1, 1, true},
+                                       std::tuple{2, 1, true}, std::tuple{1, 2, true}, std::tuple{2, 2, true})
+                          .as("acc/unroll/prefetch");
+      c.sched.lane_accumulators = std::get<0>(v);
+      c.sched.unroll_blocks = std::get<1>(v);
+      c.sched.prefetch = std::get<2>(v);
     }
     c.sched.warps_per_block = *rc::gen::element(1, 2, 4, 8).as("warps_per_block");
+    c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
     c.trailing = *rc::gen::arbitrary<bool>().as("trailing padding");
     c.wide = *rc::gen::element(false, false, false, true).as("wide row pointers");
     c.alpha = *rc::gen::element(1.0f, -0.5f, 2.0f).as("alpha");

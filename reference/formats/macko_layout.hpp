@@ -83,12 +83,17 @@ struct Schedule {
   // Independent fp32 accumulators per lane: element i of a lane's 8 goes to accumulator
   // i % lane_accumulators; they are summed (0+1, then +2, ...) before the warp reduction.
   int lane_accumulators = 1;
+  // Software pipelining: the next group's loads are issued before this group's arithmetic.
+  bool prefetch = false;
+  // 0: one warp per row in the grid. k > 0: at most k blocks per SM, warps stride over the rows.
+  int blocks_per_sm = 0;
 
   WS_HD constexpr bool valid() const {
     return valid_delta_bits(delta_bits) && warps_per_block >= 1 && warps_per_block <= 32 &&
            unroll_blocks >= 1 && unroll_blocks <= 8 &&
            (lane_accumulators == 1 || lane_accumulators == 2 || lane_accumulators == 4 ||
-            lane_accumulators == 8);
+            lane_accumulators == 8) &&
+           blocks_per_sm >= 0;
   }
 };
 

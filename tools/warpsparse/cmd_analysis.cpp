@@ -1,2 +1,246 @@
+// warpsparse effd | study | report: the storage models, the Monte Carlo padding studies and the
+// notebook reports (analysis/ and notebooks_cpp/).
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analysis/effd.hpp"
+#include "analysis/padding_study.hpp"
+#include "notebooks_cpp/notebooks.hpp"
+#include "reference/common/error.hpp"
 #include "tools/warpsparse/commands.hpp"
-namespace warpsparse::cli { void register_analysis_commands(CLI::App&) {} }
+
+namespace warpsparse::cli {
+
+namespace {
+using namespace warpsparse::analysis;
+
+struct EffdOptions {
+  double density = -1;
+  int value_bits = 16;
+  int delta_bits = 4;
+  std::int64_t rows = 0, cols = 0;
+  bool json = false, table = false, crossovers = false;
+};
+
+StorageConfig storage_config(const EffdOptions& o) {
+  StorageConfig c;
+  c.value_bits = o.value_bits;
+  c.delta_bits = o.delta_bits;
+  c.shape = {o.rows, o.cols};
+  require((o.rows > 0) == (o.cols > 0), "give both --rows and --cols, or neither");
+  c.validate();
+  return c;
+}
+
+void print_effd_one(const EffdOptions& o) {
+  require(o.density >= 0 && o.density <= 1, "--density must lie in [0, 1]");
+  const StorageConfig c = storage_config(o);
+  const MackoEffd m = macko_effd(o.density, c);
+  if (o.json) {
+    nlohmann::json j;
+    j["density"] = o.density;
+    j["value_bits"] = o.value_bits;
+    j["delta_bits"] = o.delta_bits;
+    j["rows"] = o.rows;
+    j["cols"] = o.cols;
+    j["negligible_terms"] = c.shape.bounded() ? "kept" : "dropped";
+    j["macko"] = {{"best", m.best}, {"expected", m.expected}, {"worst", m.worst}};
+    for (const Format f : all_formats()) j["formats"][format_name(f)] = format_effd(f, o.density, c);
+    if (c.shape.bounded()) {
+      const auto pad = exact_padding_bernoulli(o.cols, o.density, o.delta_bits);
+      j["padding_per_row"] = {{"exact_mean", pad.mean},
+                              {"exact_sd", std::sqrt(pad.variance)},
+                              {"asymptotic", asymptotic_padding_per_row(o.cols, o.density, o.delta_bits)}};
+      for (const Format f : {Format::dense, Format::macko_expected, Format::csr32, Format::csr16}) {
+        const auto r = roofline(f, o.density, c);
+        j["roofline_3TBps"][format_name(f)] = {{"us", r.seconds * 1e6}, {"speedup_vs_dense", r.speedup_vs_dense}};
+      }
+    }
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("effective density at d = {} (b_val = {}, b_delta = {}, {})\n", o.density, o.value_bits, o.delta_bits,
+             c.shape.bounded() ? fmt::format("{}x{}, negligible terms kept", o.rows, o.cols)
+                               : std::string("negligible terms dropped, as printed"));
+  fmt::print("  MACKO best      {:.5f}\n  MACKO expected  {:.5f}\n  MACKO worst     {:.5f}\n", m.best, m.expected,
+             m.worst);
+  for (const Format f : {Format::dense, Format::csr32, Format::csr16, Format::bitmask, Format::tiled_csl, Format::q8,
+                         Format::q4})
+    fmt::print("  {:<15} {:.5f}\n", format_name(f), format_effd(f, o.density, c));
+  if (c.shape.bounded()) {
+    const auto pad = exact_padding_bernoulli(o.cols, o.density, o.delta_bits);
+    fmt::print("  padding per row: exact {:.4f} (sd {:.4f}), paper's C·d·z/(1-z) {:.4f}\n", pad.mean,
+               std::sqrt(pad.variance), asymptotic_padding_per_row(o.cols, o.density, o.delta_bits));
+    const auto rd = roofline(Format::dense, o.density, c), rm = roofline(Format::macko_expected, o.density, c);
+    fmt::print("  roofline at {:.1f} TB/s: dense {:.2f} us, MACKO expected {:.2f} us ({:.2f}x)\n",
+               kDefaultBandwidth / 1e12, rd.seconds * 1e6, rm.seconds * 1e6, rm.speedup_vs_dense);
+  }
+}
+
+void print_table(const EffdOptions& o) {
+  const StorageConfig c = storage_config(o);
+  fmt::print("effective density (b_val = {}, b_delta = {}; {})\n", o.value_bits, o.delta_bits,
+             c.shape.bounded() ? "negligible terms kept" : "negligible terms dropped");
+  fmt::print("{:>7} {:>7} {:>7} {:>8} {:>9} {:>10} {:>14} {:>11}\n", "density", "CSR32", "CSR16", "bitmask", "Tiled-CSL",
+             "MACKO best", "MACKO expected", "MACKO worst");
+  for (int i = 10; i >= 1; --i) {
+    const double d = i / 10.0;
+    const MackoEffd m = macko_effd(d, c);
+    fmt::print("{:>7.1f} {:>7.3f} {:>7.3f} {:>8.3f} {:>9.3f} {:>10.3f} {:>14.3f} {:>11.3f}\n", d,
+               format_effd(Format::csr32, d, c), format_effd(Format::csr16, d, c), format_effd(Format::bitmask, d, c),
+               format_effd(Format::tiled_csl, d, c), m.best, m.expected, m.worst);
+  }
+}
+
+void print_crossovers(const EffdOptions& o) {
+  const StorageConfig c = storage_config(o);
+  const auto xs = analysis::crossovers(c);
+  if (o.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& x : xs)
+      j.push_back({{"crossover", x.name},
+                   {"scenario", x.scenario},
+                   {"found", x.found},
+                   {"density", x.found ? nlohmann::json(x.density) : nlohmann::json()},
+                   {"claim", x.claim},
+                   {"source", x.source},
+                   {"claimed_density", x.claimed_density >= 0 ? nlohmann::json(x.claimed_density) : nlohmann::json()},
+                   {"verdict", x.verdict()}});
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("crossover densities (b_val = {}, b_delta = {}), Boost.Math TOMS 748\n", o.value_bits, o.delta_bits);
+  fmt::print("{:<22} {:<9} {:>9} {:>9}  {:>8}  {}\n", "crossover", "scenario", "density", "sparsity", "claimed",
+             "verdict / claim (source)");
+  for (const auto& x : xs) {
+    const std::string dens = x.found ? fmt::format("{:.4f}", x.density) : "none";
+    const std::string spars = x.found ? fmt::format("{:.1f}%", 100 * (1 - x.density)) : "-";
+    const std::string claimed = x.claimed_density >= 0 ? fmt::format("{:.{}f}", x.claimed_density, x.claimed_decimals) : "-";
+    fmt::print("{:<22} {:<9} {:>9} {:>9}  {:>8}  {}{}\n", x.name, x.scenario, dens, spars, claimed, x.verdict(),
+               x.claim.empty() ? "" : fmt::format(" / \"{}\" ({})", x.claim, x.source));
+  }
+}
+
+std::vector<double> parse_densities(const std::string& s) {
+  std::vector<double> out;
+  std::stringstream ss(s);
+  std::string tok;
+  while (std::getline(ss, tok, ',')) {
+    if (tok.empty()) continue;
+    std::size_t pos = 0;
+    double v = 0;
+    try {
+      v = std::stod(tok, &pos);
+    } catch (const std::exception&) {
+      pos = 0;
+    }
+    require(pos == tok.size(), "bad density '" + tok + "' in --densities (expected e.g. 0.1,0.5,0.9)");
+    out.push_back(v);
+  }
+  require(!out.empty(), "--densities is empty");
+  return out;
+}
+
+}  // namespace
+
+void register_analysis_commands(CLI::App& app) {
+  // ---- effd ----
+  auto eo = std::make_shared<EffdOptions>();
+  auto* effd = app.add_subcommand("effd", "effective density of MACKO and the reference formats");
+  effd->add_option("--density,-d", eo->density, "matrix density d = nnz/(R·C)")->check(CLI::Range(0.0, 1.0));
+  effd->add_option("--value-bits", eo->value_bits, "bits per value: 8, 16 or 32")->check(CLI::IsMember({8, 16, 32}));
+  effd->add_option("--delta-bits", eo->delta_bits, "bits per delta: 1, 2, 4 or 8")->check(CLI::IsMember({1, 2, 4, 8}));
+  effd->add_option("--rows", eo->rows, "rows (with --cols: keep row pointers, alignment, exact padding)");
+  effd->add_option("--cols", eo->cols, "columns");
+  effd->add_flag("--json", eo->json, "machine-readable output");
+  effd->add_flag("--table", eo->table, "print the storage table (densities 1.0 … 0.1)");
+  effd->add_flag("--crossovers", eo->crossovers, "print the crossover densities and the seeds' claims");
+  effd->callback([eo] {
+    if (eo->table) return print_table(*eo);
+    if (eo->crossovers) return print_crossovers(*eo);
+    require(eo->density >= 0, "give --density D, --table or --crossovers");
+    print_effd_one(*eo);
+  });
+
+  // ---- study padding ----
+  auto* study = app.add_subcommand("study", "Monte Carlo studies over the real encoder");
+  study->require_subcommand(1);
+  auto so = std::make_shared<StudyConfig>();
+  auto pattern = std::make_shared<std::string>("bernoulli");
+  auto dens = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto quiet = std::make_shared<bool>(false);
+  auto* pad = study->add_subcommand("padding", "padding and effd per density: mean, CI, exact and asymptotic models");
+  pad->add_option("--pattern", *pattern, "pattern family (bernoulli, exact_nnz, row_varying, clustered, 2:4, 4:8, "
+                                         "magnitude_row, magnitude_matrix, magnitude_heavy)");
+  pad->add_option("--param", so->pattern.param, "family parameter (0: the family's default)");
+  pad->add_option("--densities", *dens, "comma-separated densities (default: 20 from 0.01 to 1.0)");
+  pad->add_option("--rows", so->rows, "rows per matrix")->check(CLI::PositiveNumber);
+  pad->add_option("--cols", so->cols, "columns")->check(CLI::PositiveNumber);
+  pad->add_option("--seed", so->seed, "random seed");
+  pad->add_option("--value-bits", so->value_bits, "8, 16 or 32")->check(CLI::IsMember({8, 16, 32}));
+  pad->add_option("--delta-bits", so->delta_bits, "1, 2, 4 or 8")->check(CLI::IsMember({1, 2, 4, 8}));
+  pad->add_option("--threads", so->threads, "worker threads (results do not depend on it)")->check(CLI::Range(1, 256));
+  pad->add_option("--confidence", so->confidence, "two-sided confidence level of the intervals");
+  pad->add_flag("--trailing-padding", so->trailing_padding, "emit padding after a row's last nonzero too");
+  pad->add_option("--out", *out, "write CSV here (default: stdout)");
+  pad->add_flag("--json", *json, "JSON instead of CSV");
+  pad->add_flag("--quiet", *quiet, "no progress line");
+  pad->callback([=] {
+    StudyConfig cfg = *so;
+    cfg.pattern.kind = parse_pattern(*pattern);
+    cfg.densities = dens->empty() ? default_densities(20) : parse_densities(*dens);
+    cfg.progress = !*quiet;
+    const auto pts = run_padding_study(cfg);
+    std::ostringstream os;
+    if (*json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& p : pts)
+        j.push_back({{"pattern", std::string(to_string(cfg.pattern.kind))}, {"rows", cfg.rows}, {"cols", cfg.cols},
+                     {"value_bits", cfg.value_bits}, {"delta_bits", cfg.delta_bits}, {"seed", cfg.seed},
+                     {"density", p.density}, {"measured_density", p.measured_density}, {"nnz", p.nnz},
+                     {"padding", p.padding}, {"storage_bytes", p.storage_bytes}, {"effd", p.effd},
+                     {"effd_ci", {p.effd_lo, p.effd_hi}}, {"pad_per_row", p.pad_mean},
+                     {"pad_ci", {p.pad_lo, p.pad_hi}}, {"pad_var", p.pad_var},
+                     {"exact_pad_per_row", std::isnan(p.exact_mean) ? nlohmann::json() : nlohmann::json(p.exact_mean)},
+                     {"uniform_pad_per_row", p.uniform_mean}, {"asymptotic_pad_per_row", p.asymptotic_mean},
+                     {"confidence", cfg.confidence}});
+      os << j.dump(2) << "\n";
+    } else {
+      write_study_csv(os, cfg, pts);
+    }
+    if (out->empty()) {
+      std::cout << os.str();
+    } else {
+      std::ofstream f(*out);
+      require(static_cast<bool>(f), "cannot write " + *out);
+      f << os.str();
+      fmt::print(stderr, "wrote {}\n", *out);
+    }
+  });
+
+  // ---- report ----
+  auto ro = std::make_shared<notebooks::Options>();
+  auto* report = app.add_subcommand("report", "build all notebooks (HTML + Markdown reports with figures)");
+  report->add_option("--out", ro->out_dir, "output directory (default: reports/)");
+  report->add_option("--bench-results", ro->bench_dir, "GPU benchmark results (default: bench/results)");
+  report->add_option("--bandwidth", ro->bandwidth, "bandwidth for the roofline, bytes/s (default 3.0e12: H100 copy)");
+  report->add_option("--seed", ro->seed, "Monte Carlo seed");
+  report->add_flag("--quick", ro->quick, "smaller Monte Carlo samples (for smoke tests)");
+  report->callback([ro] {
+    const auto files = notebooks::build_all(*ro);
+    fmt::print("reports written to {}:\n", std::filesystem::absolute(ro->out_dir).string());
+    for (const auto& f : files) fmt::print("  {}\n", f);
+  });
+}
+
+}  // namespace warpsparse::cli

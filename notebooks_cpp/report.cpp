@@ -1,0 +1,253 @@
+#include "notebooks_cpp/report.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "reference/common/error.hpp"
+
+namespace warpsparse::notebooks {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (const char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+// `code` spans become <code>, the rest is escaped.
+std::string inline_html(const std::string& s) {
+  std::string o;
+  bool in_code = false;
+  std::string cur;
+  for (const char c : s) {
+    if (c == '`') {
+      o += in_code ? "<code>" + html_escape(cur) + "</code>" : html_escape(cur);
+      cur.clear();
+      in_code = !in_code;
+    } else {
+      cur += c;
+    }
+  }
+  o += html_escape(cur);
+  return o;
+}
+
+std::string base64(const std::string& bytes) {
+  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string o;
+  std::size_t i = 0;
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  for (; i + 2 < bytes.size(); i += 3) {
+    const unsigned v = (b[i] << 16) | (b[i + 1] << 8) | b[i + 2];
+    o += k[v >> 18 & 63];
+    o += k[v >> 12 & 63];
+    o += k[v >> 6 & 63];
+    o += k[v & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const unsigned v = b[i] << 16;
+    o += k[v >> 18 & 63];
+    o += k[v >> 12 & 63];
+    o += "==";
+  } else if (i + 2 == bytes.size()) {
+    const unsigned v = (b[i] << 16) | (b[i + 1] << 8);
+    o += k[v >> 18 & 63];
+    o += k[v >> 12 & 63];
+    o += k[v >> 6 & 63];
+    o += '=';
+  }
+  return o;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string gp_quote(const std::string& s) {
+  std::string o = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o + "\"";
+}
+
+// Writes the data and script of a plot into dir and runs gnuplot for both terminals.
+// Returns false (and leaves the script for inspection) when gnuplot is missing or fails.
+bool render(const Plot& p, const fs::path& dir) {
+  fs::create_directories(dir);
+  std::ostringstream plots;
+  for (std::size_t i = 0; i < p.series.size(); ++i) {
+    const Series& s = p.series[i];
+    const std::string data = fmt::format("{}_{}.dat", p.name, i);
+    std::ofstream f(dir / data);
+    f << "# x y" << (s.ylo.empty() ? "" : " ylo yhi") << "\n";
+    for (std::size_t j = 0; j < s.x.size(); ++j) {
+      if (!std::isfinite(s.x[j]) || !std::isfinite(s.y[j])) continue;
+      f << fmt::format("{:.10g} {:.10g}", s.x[j], s.y[j]);
+      if (!s.ylo.empty()) f << fmt::format(" {:.10g} {:.10g}", s.ylo[j], s.yhi[j]);
+      f << "\n";
+    }
+    const std::string using_ = s.style == "errorbars" ? "1:2:3:4" : "1:2";
+    plots << (i ? ", \\\n     " : "plot ") << gp_quote(data) << " using " << using_ << " with "
+          << (s.style == "errorbars" ? "yerrorbars" : s.style) << " title " << gp_quote(s.title)
+          << (s.extra.empty() ? "" : " " + s.extra);
+  }
+  std::ostringstream body;
+  body << "set title " << gp_quote(p.title) << "\n";
+  body << "set xlabel " << gp_quote(p.xlabel) << "\nset ylabel " << gp_quote(p.ylabel) << "\n";
+  body << "set grid lc rgb '#dddddd'\nset key " << p.key << " box opaque\n";
+  body << "set key Left reverse samplen 2.5\n";
+  body << "set border lw 1.2\nset tics nomirror\nset mxtics\nset mytics\n";
+  if (p.logx) body << "set logscale x\nset format x '%g'\n";
+  if (p.logy) body << "set logscale y\nset format y '%g'\n";
+  if (!p.xrange.empty()) body << "set xrange " << p.xrange << "\n";
+  if (!p.yrange.empty()) body << "set yrange " << p.yrange << "\n";
+  for (const auto& e : p.extra) body << e << "\n";
+  body << plots.str() << "\n";
+  const fs::path script = dir / (p.name + ".gp");
+  {
+    std::ofstream f(script);
+    f << "# " << p.title << "\n";
+    f << "set terminal svg size 960,600 dynamic noenhanced font 'Helvetica,13' background rgb 'white'\n";
+    f << "set output " << gp_quote(p.name + ".svg") << "\n";
+    f << body.str();
+    f << "set terminal pngcairo size 960,600 noenhanced font 'Helvetica,12' background rgb 'white'\n";
+    f << "set output " << gp_quote(p.name + ".png") << "\n";
+    f << "replot\nunset output\n";
+  }
+  if (!gnuplot_available()) return false;
+  // Run from the figure directory: the script names its data and outputs relative to it.
+  const std::string cmd = "cd " + gp_quote(dir.string()) + " && gnuplot " + gp_quote(p.name + ".gp") + " 2> " +
+                          gp_quote(p.name + ".log");
+  return std::system(cmd.c_str()) == 0 && fs::exists(dir / (p.name + ".png"));
+}
+
+constexpr const char* kCss = R"(body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1060px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+table{border-collapse:collapse;margin:1em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}caption{caption-side:bottom;font-size:0.85em;color:#555;padding-top:4px}
+figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:0.9em;color:#444}
+code,pre{background:#f6f6f6;font-family:ui-monospace,Menlo,Consolas,monospace}pre{padding:0.6em;overflow-x:auto}
+.bad{color:#b00020;font-weight:600}.good{color:#1b5e20})";
+
+}  // namespace
+
+bool gnuplot_available() {
+  static const bool ok = std::system("gnuplot --version > /dev/null 2>&1") == 0;
+  return ok;
+}
+
+Report::Report(std::string slug, std::string title) : slug_(std::move(slug)), title_(std::move(title)) {}
+
+void Report::heading(const std::string& t) { blocks_.push_back({Block::heading, t, {}, {}, {}}); }
+void Report::para(const std::string& t) { blocks_.push_back({Block::para, t, {}, {}, {}}); }
+void Report::code(const std::string& t) { blocks_.push_back({Block::code, t, {}, {}, {}}); }
+void Report::table(const std::vector<std::string>& h, const std::vector<std::vector<std::string>>& rows,
+                   const std::string& caption) {
+  blocks_.push_back({Block::table, caption, h, rows, {}});
+}
+void Report::figure(const Plot& plot, const std::string& caption) {
+  blocks_.push_back({Block::figure, caption, {}, {}, plot});
+}
+
+std::string Report::write(const std::string& dir_str) {
+  const fs::path dir(dir_str);
+  const fs::path fig_dir = dir / slug_;
+  fs::create_directories(fig_dir);
+  std::ostringstream html, md;
+  html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(title_)
+       << "</title>\n<style>" << kCss << "</style></head><body>\n<h1>" << html_escape(title_) << "</h1>\n";
+  md << "# " << title_ << "\n\n";
+  int fig_no = 0;
+  for (const auto& b : blocks_) {
+    switch (b.kind) {
+      case Block::heading:
+        html << "<h2>" << html_escape(b.text) << "</h2>\n";
+        md << "## " << b.text << "\n\n";
+        break;
+      case Block::para:
+        html << "<p>" << inline_html(b.text) << "</p>\n";
+        md << b.text << "\n\n";
+        break;
+      case Block::code:
+        html << "<pre>" << html_escape(b.text) << "</pre>\n";
+        md << "```\n" << b.text << "\n```\n\n";
+        break;
+      case Block::table: {
+        html << "<table>\n<tr>";
+        for (const auto& h : b.header) html << "<th>" << html_escape(h) << "</th>";
+        html << "</tr>\n";
+        md << "|";
+        for (const auto& h : b.header) md << " " << h << " |";
+        md << "\n|";
+        for (std::size_t i = 0; i < b.header.size(); ++i) md << (i == 0 ? " :--- |" : " ---: |");
+        md << "\n";
+        for (const auto& r : b.rows) {
+          html << "<tr>";
+          md << "|";
+          for (const auto& c : r) {
+            const bool bad = c.find("DISAGREES") != std::string::npos;
+            html << "<td" << (bad ? " class=\"bad\"" : "") << ">" << html_escape(c) << "</td>";
+            md << " " << c << " |";
+          }
+          html << "</tr>\n";
+          md << "\n";
+        }
+        if (!b.text.empty()) html << "<caption>" << inline_html(b.text) << "</caption>\n";
+        html << "</table>\n";
+        if (!b.text.empty()) md << "\n*" << b.text << "*\n";
+        md << "\n";
+        break;
+      }
+      case Block::figure: {
+        ++fig_no;
+        const bool ok = render(b.plot, fig_dir);
+        const std::string png = slug_ + "/" + b.plot.name + ".png", svg = slug_ + "/" + b.plot.name + ".svg";
+        html << "<figure>";
+        if (ok) {
+          html << "<img alt=\"" << html_escape(b.plot.title) << "\" src=\"data:image/png;base64,"
+               << base64(read_file(fig_dir / (b.plot.name + ".png"))) << "\">";
+          md << "![" << b.plot.title << "](" << png << ")\n\n";
+        } else {
+          html << "<p class=\"bad\">Figure not drawn: gnuplot is missing or failed (script: "
+               << html_escape(slug_ + "/" + b.plot.name + ".gp") << ").</p>";
+          md << "**Figure not drawn**: gnuplot is missing or failed (script `" << slug_ << "/" << b.plot.name
+             << ".gp`).\n\n";
+        }
+        html << "<figcaption>Figure " << fig_no << ". " << inline_html(b.text);
+        if (ok) html << " (<a href=\"" << html_escape(svg) << "\">SVG</a>, data and gnuplot script in <code>"
+                     << html_escape(slug_) << "/</code>)";
+        html << "</figcaption></figure>\n";
+        md << "*Figure " << fig_no << ". " << b.text << "* ([SVG](" << svg << "))\n\n";
+        break;
+      }
+    }
+  }
+  html << "</body></html>\n";
+  const fs::path html_path = dir / (slug_ + ".html");
+  std::ofstream(html_path) << html.str();
+  std::ofstream(dir / (slug_ + ".md")) << md.str();
+  return html_path.string();
+}
+
+}  // namespace warpsparse::notebooks
