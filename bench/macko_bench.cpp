@@ -62,7 +62,7 @@ struct Options : CommonOptions {
   double pattern_density = 0.5;
   std::string value_types = "fp16";
   std::string delta_bits = "4";
-  std::string warps_per_block, unroll_blocks, lane_accumulators;
+  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy";
   int csr_warps_per_block = 8;
   int threads = default_threads();
@@ -265,9 +265,36 @@ Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuf
   return m;
 }
 
-std::string schedule_str(int wpb, int unroll, int acc) {
-  return "wpb=" + std::to_string(wpb) + "/unroll=" + std::to_string(unroll) + "/acc=" + std::to_string(acc);
+#if WS_BENCH_HAVE_MACKO
+std::string schedule_str(const macko::Schedule& s) {
+  return "wpb=" + std::to_string(s.warps_per_block) + "/unroll=" + std::to_string(s.unroll_blocks) +
+         "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
+         "/bpsm=" + std::to_string(s.blocks_per_sm);
 }
+
+// The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
+// --prefetch and --blocks-per-sm lists; a list left empty keeps the default schedule's value.
+std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::Schedule& def) {
+  auto list = [](const std::string& s, int fallback, const char* what) {
+    return s.empty() ? std::vector<int>{fallback} : parse_ints(s, what);
+  };
+  std::vector<macko::Schedule> out;
+  for (const int wpb : list(o.warps_per_block, def.warps_per_block, "warps per block"))
+    for (const int un : list(o.unroll_blocks, def.unroll_blocks, "unroll blocks"))
+      for (const int acc : list(o.lane_accumulators, def.lane_accumulators, "lane accumulators"))
+        for (const int pf : list(o.prefetch, int(def.prefetch), "prefetch"))
+          for (const int bpsm : list(o.blocks_per_sm, def.blocks_per_sm, "blocks per SM")) {
+            macko::Schedule s = def;
+            s.warps_per_block = wpb;
+            s.unroll_blocks = un;
+            s.lane_accumulators = acc;
+            s.prefetch = pf != 0;
+            s.blocks_per_sm = bpsm;
+            out.push_back(s);
+          }
+  return out;
+}
+#endif
 
 // --- one case ------------------------------------------------------------------------------------
 template <class T>
@@ -393,18 +420,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
 #if WS_BENCH_HAVE_MACKO
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
-      const macko::Schedule def = gpu::default_schedule(mk.delta_bits);
-      const auto wpbs = o.warps_per_block.empty() ? std::vector<int>{def.warps_per_block} : parse_ints(o.warps_per_block, "warps per block");
-      const auto unrolls = o.unroll_blocks.empty() ? std::vector<int>{def.unroll_blocks} : parse_ints(o.unroll_blocks, "unroll blocks");
-      const auto accs = o.lane_accumulators.empty() ? std::vector<int>{def.lane_accumulators} : parse_ints(o.lane_accumulators, "lane accumulators");
-      for (const int wpb : wpbs)
-        for (const int un : unrolls)
-          for (const int acc : accs) {
-            macko::Schedule s = def;
-            s.warps_per_block = wpb;
-            s.unroll_blocks = un;
-            s.lane_accumulators = acc;
-            const std::string ss = schedule_str(wpb, un, acc);
+      for (const macko::Schedule& s : schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits))) {
+            const std::string ss = schedule_str(s);
             if (!s.valid()) {
               std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());
               continue;
@@ -429,7 +446,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
               ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
               WS_CUDA(cudaStreamSynchronize(ctx.stream));
             }
-          }
+      }
     }
 #else
     if (ctx.want("macko") && !ctx.warned["macko"]) {
@@ -537,6 +554,8 @@ int main(int argc, char** argv) {
   app.add_option("--warps-per-block", o.warps_per_block, "MACKO schedules: list swept (default: the kernel's)");
   app.add_option("--unroll-blocks", o.unroll_blocks, "MACKO schedules: list swept");
   app.add_option("--lane-accumulators", o.lane_accumulators, "MACKO schedules: list swept");
+  app.add_option("--prefetch", o.prefetch, "MACKO schedules: 0,1 (software prefetch of the next group)");
+  app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
   app.add_option("--kernels", o.kernels, "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy")->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
   app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();
