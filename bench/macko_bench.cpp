@@ -421,31 +421,31 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
       for (const macko::Schedule& s : schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits))) {
-            const std::string ss = schedule_str(s);
-            if (!s.valid()) {
-              std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());
-              continue;
-            }
-            auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, x_d.get(), y_d.get(), alpha, beta, s, st); };
-            // The model's own chain length for the row's stored elements (padding included).
-            std::vector<std::int64_t> chains(static_cast<std::size_t>(c.rows));
-            for (std::int64_t r = 0; r < c.rows; ++r)
-              chains[r] = macko_chain_length(mk.row_ptr[r + 1] - mk.row_ptr[r], mk.delta_bits, s);
-            const std::function<std::int64_t(std::int64_t)> macko_chain = [&chains](std::int64_t r) { return chains[r]; };
-            try {
-              Measured r = verify_and_time<T>(ctx, "macko", y_d, oracle, macko_chain, launch);
-              r.schedule = ss;
-              r.delta_bits = mk.delta_bits;
-              r.bytes = dm.bytes() + vec_bytes;
-              r.effective_density = mk.effective_density();
-              results.push_back(r);
-            } catch (const Error& e) {
-              // A schedule the kernel does not compile: report once, go on.
-              if (!ctx.warned[ss + std::to_string(mk.delta_bits)])
-                std::fprintf(stderr, "  macko db=%d %s skipped: %s\n", mk.delta_bits, ss.c_str(), e.what());
-              ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
-              WS_CUDA(cudaStreamSynchronize(ctx.stream));
-            }
+        const std::string ss = schedule_str(s);
+        if (!s.valid()) {
+          std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());
+          continue;
+        }
+        auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, x_d.get(), y_d.get(), alpha, beta, s, st); };
+        // The model's own chain length for the row's stored elements (padding included).
+        std::vector<std::int64_t> chains(static_cast<std::size_t>(c.rows));
+        for (std::int64_t r = 0; r < c.rows; ++r)
+          chains[r] = macko_chain_length(mk.row_ptr[r + 1] - mk.row_ptr[r], mk.delta_bits, s);
+        const std::function<std::int64_t(std::int64_t)> macko_chain = [&chains](std::int64_t r) { return chains[r]; };
+        try {
+          Measured r = verify_and_time<T>(ctx, "macko", y_d, oracle, macko_chain, launch);
+          r.schedule = ss;
+          r.delta_bits = mk.delta_bits;
+          r.bytes = dm.bytes() + vec_bytes;
+          r.effective_density = mk.effective_density();
+          results.push_back(r);
+        } catch (const Error& e) {
+          // A schedule the kernel does not compile: report once, go on.
+          if (!ctx.warned[ss + std::to_string(mk.delta_bits)])
+            std::fprintf(stderr, "  macko db=%d %s skipped: %s\n", mk.delta_bits, ss.c_str(), e.what());
+          ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
+          WS_CUDA(cudaStreamSynchronize(ctx.stream));
+        }
       }
     }
 #else
