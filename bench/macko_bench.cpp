@@ -310,27 +310,39 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   // Host side: generate, encode, oracle. Errors here (a pattern family not implemented yet)
   // skip the case.
   std::optional<RowBlocks<T>> m;
+  std::string phases;  // seconds per host phase, for the progress line
+  double last = 0;
+  auto phase = [&](const char* name) {
+    const double now = seconds();
+    phases += std::string(phases.empty() ? "" : ", ") + name + " " + fmt("%.1f", now - last);
+    last = now;
+  };
   try {
     m = generate_blocks<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads);
   } catch (const Error& e) {
     std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), e.what());
     return;
   }
+  phase("generate");
   const std::int64_t nnz = m->nnz();
   const std::vector<T> x = random_vector<T>(c.cols, case_seed(o.seed, c) ^ 0x5851F42D4C957F2Dull);
   const Oracle oracle = spmv_oracle_parallel(*m, x, o.threads);
+  phase("oracle");
   const bool csr_fits = nnz <= std::numeric_limits<std::int32_t>::max();
   std::optional<Csr<T, std::int32_t>> csr;
   if ((ctx.want("cusparse_csr") || ctx.want("csr_warp")) && csr_fits) csr = to_csr(*m, o.threads);
+  phase("csr");
   std::vector<T> dense;
   if (ctx.want("cublas_gemv")) dense = to_dense(*m, o.threads);
+  phase("dense");
   std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
   std::vector<Macko<T>> mackos;
   if (ctx.want("macko") || ctx.want("copy"))
     for (const int db : dbs) mackos.push_back(to_macko(*m, MackoParams{db}, o.threads));
+  phase("macko");
   m.reset();
-  const double host_s = seconds();
-  std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s\n", label.c_str(), static_cast<long long>(nnz), host_s);
+  std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s (%s)\n", label.c_str(), static_cast<long long>(nnz), seconds(),
+               phases.c_str());
   if (o.host_only) return;
 
   // Device memory: everything below at once, as a conservative estimate.
