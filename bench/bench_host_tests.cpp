@@ -75,6 +75,8 @@ TEST_CASE("names and lists", "[csv]") {
   CHECK(parse_dims("28672x8192") == std::vector<std::int64_t>{28672, 8192});
   CHECK_THROWS_AS(parse_dims("12x"), Error);
   CHECK_THROWS_AS(parse_dims("12xa"), Error);
+  CHECK_NOTHROW(require_known({"a", "b"}, {"a", "b", "c"}, "kernel"));
+  CHECK_THROWS_AS(require_known({"a", "d"}, {"a", "b"}, "kernel"), Error);
 }
 
 TEST_CASE("parallel encoders equal the reference encoders on the whole matrix", "[gen]") {

@@ -581,6 +581,7 @@ int main(int argc, char** argv) {
     // speed, which four shapes answer; the density sweep is what covers all 31.
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
+    require_known(split_list(o.kernels), {"cublas_gemv", "cusparse_csr", "csr_warp", "macko", "copy"}, "kernel");
     const std::vector<Case> cases = build_cases(o);
     const auto vts = split_list(o.value_types);
     for (const auto& v : vts) require(v == "fp16" || v == "bf16", "value type must be fp16 or bf16, got '" + v + "'");

@@ -292,6 +292,8 @@ int main(int argc, char** argv) {
     if (o.weights == "none") o.weights.clear();
     if (o.tokens.empty()) o.tokens = o.full ? kFullTokens : kQuickTokens;
     require(o.sample_rows >= 2 && o.sample_cols >= 2, "--sample-rows and --sample-cols must be >= 2");
+    require_known(split_list(o.kernels), {"cublas_dense", "cusparselt", "warpsparse"}, "kernel");
+    require_known(split_list(o.ws_tiles), {"large", "large_deep", "small", "hopper"}, "--ws-tiles entry");
     const auto cases = build_cases(o);
     std::fprintf(stderr, "# %zu cases, warmup %d, iters %d, L2 flush %s\n", cases.size(), o.warmup, o.iters,
                  o.no_flush ? "off" : "on");
