@@ -81,9 +81,46 @@ __device__ __forceinline__ int delta_sum(W w) {
   }
 }
 
+// Where the gathers of x read from. Each source hands out a cursor at a column; cursor[k] reads
+// column + k (k >= 0). Both return the same values, so the choice never changes the result.
+template <class T>
+struct GlobalX {  // x read through L1 (ld.global.nc)
+  const T* __restrict__ x;
+  struct Cursor {
+    const T* p;
+    __device__ __forceinline__ T operator[](unsigned k) const { return __ldg(p + k); }
+  };
+  __device__ __forceinline__ Cursor cursor(int col) const {
+    const T* p = x + col;
+    // Keep p opaque: otherwise nvcc re-associates x + (col + k) into 64-bit adds per element
+    // (4 instructions) instead of one IMAD.WIDE.U32 from p.
+    asm("" : "+l"(p));
+    return {p};
+  }
+  __device__ __forceinline__ T operator()(int col) const { return __ldg(x + col); }
+};
+
+// x staged in shared memory by the block. SWIZZLE = true XORs word bits 0-2 with word bits 5-7:
+// lanes of one gather are ~8 words apart at density 0.5, which would otherwise pile onto 4 banks.
+template <class T, bool SWIZZLE>
+struct SharedX {
+  const T* s;
+  static __device__ __forceinline__ unsigned slot(unsigned col) {
+    return SWIZZLE ? col ^ ((col >> 5) & 0xEu) : col;
+  }
+  struct Cursor {
+    const T* s;
+    int col;
+    __device__ __forceinline__ T operator[](unsigned k) const { return s[slot(col + k)]; }
+  };
+  __device__ __forceinline__ Cursor cursor(int col) const { return {s, col}; }
+  __device__ __forceinline__ T operator()(int col) const { return s[slot(col)]; }
+};
+
 // Compile-time part of a schedule (see macko::Schedule).
-template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false>
+template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int XSHARED = 0>
 struct KernelConfig {
+  static constexpr int kXShared = XSHARED;  // 0: x from global, 1: shared, 2: shared + swizzle
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
   static constexpr int kUnroll = UNROLL;
@@ -134,10 +171,10 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
 }
 
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
-template <class Cfg, class T>
+template <class Cfg, class T, class XSrc>
 __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t blk0, std::int64_t begin,
                                               std::int64_t end, int lane, int& base, float (&acc)[Cfg::kAcc],
-                                              const T* __restrict__ x) {
+                                              const XSrc& x) {
   constexpr int DB = Cfg::kDeltaBits;
   constexpr int S = Cfg::kSteps;
   using DeltaWord = typename Cfg::DeltaWord;
@@ -172,14 +209,14 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
           excl = warp_exclusive_scan(local);
           col = base + excl;
           // col >= -1 and every offset below is >= 1, so each read is inside x.
-          const T* xb = x + col;
+          const auto xb = x.cursor(col);
 #pragma unroll
           for (int k = 0; k < 4; ++k) {
             const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
             acc[(2 * k) % Cfg::kAcc] =
-                __fmaf_rn(to_f32(v[2 * k]), to_f32(__ldg(xb + ce)), acc[(2 * k) % Cfg::kAcc]);
+                __fmaf_rn(to_f32(v[2 * k]), to_f32(xb[ce]), acc[(2 * k) % Cfg::kAcc]);
             acc[(2 * k + 1) % Cfg::kAcc] =
-                __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(__ldg(xb + co)), acc[(2 * k + 1) % Cfg::kAcc]);
+                __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(xb[co]), acc[(2 * k + 1) % Cfg::kAcc]);
           }
         } else {
           local = delta_sum<DB>(mine) + macko::kElemsPerLane;
@@ -188,7 +225,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
 #pragma unroll
           for (int i = 0; i < macko::kElemsPerLane; ++i) {
             col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(x(col)), acc[i % Cfg::kAcc]);
           }
         }
       } else {
@@ -208,7 +245,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
         for (int i = 0; i < macko::kElemsPerLane; ++i) {
           if (inc[i] != 0) {
             col += inc[i];
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(x(col)), acc[i % Cfg::kAcc]);
           }
         }
       }
@@ -219,11 +256,10 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
 
 // One warp per row, rows strided by the number of warps in the grid (the host may launch fewer
 // warps than rows). T: __half or __nv_bfloat16 (values and x); TY: output type.
-template <class Cfg, class T, class TY>
-__global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                                  const void* __restrict__ row_ptr, const T* __restrict__ x,
-                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
-  static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
+template <class Cfg, class T, class TY, class XSrc>
+__device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
+                                          const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
+                                          std::int64_t rows, float alpha, float beta) {
   constexpr int DB = Cfg::kDeltaBits;
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x >> 5);
@@ -252,14 +288,14 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
       if (ra.aligned_begin < end) load_group<Cfg>(cur, ra.aligned_begin, end, lane, values, deltas);
       for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
         if (g0 + Cfg::kGroup < end) load_group<Cfg>(nxt, g0 + Cfg::kGroup, end, lane, values, deltas);
-        compute_group<Cfg>(cur, g0, begin, end, lane, base, acc, x);
+        compute_group<Cfg, T>(cur, g0, begin, end, lane, base, acc, x);
         cur = nxt;
       }
     } else {
       for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
         Group<Cfg> cur;
         load_group<Cfg>(cur, g0, end, lane, values, deltas);  // all loads before any arithmetic
-        compute_group<Cfg>(cur, g0, begin, end, lane, base, acc, x);
+        compute_group<Cfg, T>(cur, g0, begin, end, lane, base, acc, x);
       }
     }
 
@@ -275,5 +311,30 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
     }
   }
 }
+
+// Number of x elements a block stages in shared memory (a multiple of the swizzle's 16-element span).
+__host__ __device__ constexpr std::int64_t shared_x_elems(std::int64_t cols) { return (cols + 15) / 16 * 16; }
+
+template <class Cfg, class T, class TY>
+__global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
+                                  const void* __restrict__ row_ptr, const T* __restrict__ x,
+                                  TY* __restrict__ y, std::int64_t rows, std::int64_t cols, float alpha,
+                                  float beta) {
+  static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
+  if constexpr (Cfg::kXShared == 0) {
+    spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta);
+  } else {
+    // Stage x once per block (the grid is persistent, so once per a few hundred rows).
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* xs = reinterpret_cast<T*>(smem_raw);
+    using Src = SharedX<T, Cfg::kXShared == 2>;
+    const std::int64_t n = shared_x_elems(cols);
+    for (std::int64_t e = threadIdx.x; e < n; e += blockDim.x)
+      xs[Src::slot(static_cast<unsigned>(e))] = e < cols ? x[e] : T{};
+    __syncthreads();
+    spmv_rows<Cfg>(values, deltas, row_ptr, Src{xs}, y, rows, alpha, beta);
+  }
+}
+
 
 }  // namespace warpsparse::gpu::detail
