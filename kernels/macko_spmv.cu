@@ -21,52 +21,35 @@ template <class H> using device_t = typename DeviceType<H>::type;
 
 // Compiled schedule variants (lane_accumulators, unroll_blocks). Every delta width gets the
 // default; 4-bit deltas, the tuned path, get the sweep. Kept short: each is a kernel to build.
-struct Variant { int db, acc, unroll; bool prefetch; int x_shared; };
+struct Variant { int db, acc, unroll; bool prefetch; };
 constexpr Variant kVariants[] = {
-    {4, 1, 1, false, 0}, {4, 1, 2, false, 0}, {4, 2, 2, false, 0}, {4, 1, 4, false, 0}, {4, 2, 4, false, 0},
-    {4, 1, 1, true, 0},  {4, 2, 1, true, 0},  {4, 1, 2, true, 0},  {4, 2, 2, true, 0},
-    {4, 2, 1, true, 1},  {4, 2, 1, true, 2},  {4, 1, 2, true, 1},  {4, 1, 2, true, 2},
-    {1, 1, 2, false, 0}, {2, 1, 2, false, 0}, {8, 1, 2, false, 0},
+    {4, 1, 1, false}, {4, 1, 2, false}, {4, 2, 2, false}, {4, 1, 1, true},
+    {4, 2, 1, true},  {4, 1, 2, true},  {4, 2, 2, true},
+    {1, 1, 2, true},  {2, 1, 2, true},  {8, 1, 2, true},
 };
 
-template <int DB, int ACC, int UNROLL, bool PF, int XS, class TD, class TYD>
+template <int DB, int ACC, int UNROLL, bool PF, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
-                    std::int64_t rows, std::int64_t cols, float alpha, float beta, int wpb, int blocks_per_sm,
-                    cudaStream_t st) {
-  auto kernel = wide ? detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, true, PF, XS>, TD, TYD>
-                     : detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, false, PF, XS>, TD, TYD>;
-  const int threads = 32 * wpb;
-  std::size_t smem = 0;
-  int dev = 0, sms = 0;
-  WS_CUDA(cudaGetDevice(&dev));
-  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  if (XS != 0) {
-    smem = static_cast<std::size_t>(detail::shared_x_elems(cols)) * sizeof(TD);
-    int optin = 0;
-    WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    require(smem <= static_cast<std::size_t>(optin),
-            "x of " + std::to_string(cols) + " columns needs " + std::to_string(smem) +
-                " bytes of shared memory, the device allows " + std::to_string(optin) +
-                " per block; use a schedule with x_shared = 0");
-    WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    if (blocks_per_sm == 0) {  // x is staged per block: run as many blocks as fit, persistently
-      WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, smem));
-      blocks_per_sm = std::max(blocks_per_sm, 1);
-    }
-  }
+                    std::int64_t rows, float alpha, float beta, int wpb, int blocks_per_sm, cudaStream_t st) {
+  auto kernel = wide ? detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, true, PF>, TD, TYD>
+                     : detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, false, PF>, TD, TYD>;
   std::int64_t blocks = (rows + wpb - 1) / wpb;
-  if (blocks_per_sm > 0) blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
+  if (blocks_per_sm > 0) {  // persistent grid: warps stride over the rows
+    int dev = 0, sms = 0;
+    WS_CUDA(cudaGetDevice(&dev));
+    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
+  }
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
-      v, d, p, x, y, rows, cols, alpha, beta);
+  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), 0, st>>>(v, d, p, x, y, rows,
+                                                                                               alpha, beta);
 }
 
 std::string variant_list() {
   std::string s;
   for (const auto& v : kVariants)
     s += (s.empty() ? "" : ", ") + std::string("db=") + std::to_string(v.db) + "/acc=" + std::to_string(v.acc) +
-         "/unroll=" + std::to_string(v.unroll) + (v.prefetch ? "/prefetch" : "") +
-         (v.x_shared ? "/x_shared=" + std::to_string(v.x_shared) : "");
+         "/unroll=" + std::to_string(v.unroll) + (v.prefetch ? "/prefetch" : "");
   return s;
 }
 
@@ -78,6 +61,7 @@ macko::Schedule default_schedule(int delta_bits) {
   s.warps_per_block = 4;
   s.unroll_blocks = 2;
   s.lane_accumulators = 1;
+  s.prefetch = true;  // measured best on the H200 for 4-bit deltas (kernels/NOTES.md)
   return s;
 }
 
@@ -118,27 +102,24 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   const void* p = a.wide ? static_cast<const void*>(a.row_ptr64.get()) : static_cast<const void*>(a.row_ptr32.get());
   const std::uint8_t* d = a.deltas.get();
   bool launched = false;
-  auto try_variant = [&](auto db_c, auto acc_c, auto un_c, auto pf_c, auto xs_c) {
+  auto try_variant = [&](auto db_c, auto acc_c, auto un_c, auto pf_c) {
     if (launched || s.delta_bits != db_c.value || s.lane_accumulators != acc_c.value ||
-        s.unroll_blocks != un_c.value || s.prefetch != pf_c.value || s.x_shared != xs_c.value)
+        s.unroll_blocks != un_c.value || s.prefetch != pf_c.value)
       return;
-    launch_variant<db_c.value, acc_c.value, un_c.value, pf_c.value, xs_c.value>(
-        a.wide, v, d, p, xd, yd, a.rows, a.cols, alpha, beta, s.warps_per_block, s.blocks_per_sm, stream);
+    launch_variant<db_c.value, acc_c.value, un_c.value, pf_c.value>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta,
+                                                                    s.warps_per_block, s.blocks_per_sm, stream);
     launched = true;
   };
   using std::integral_constant;
-#define WS_VARIANT(DB, ACC, UN, PF, XS)                                                          \
+#define WS_VARIANT(DB, ACC, UN, PF)                                                              \
   try_variant(integral_constant<int, DB>{}, integral_constant<int, ACC>{}, integral_constant<int, UN>{}, \
-              std::bool_constant<PF>{}, integral_constant<int, XS>{})
-  WS_VARIANT(4, 1, 1, false, 0); WS_VARIANT(4, 1, 2, false, 0); WS_VARIANT(4, 2, 2, false, 0);
-  WS_VARIANT(4, 1, 4, false, 0); WS_VARIANT(4, 2, 4, false, 0);
-  WS_VARIANT(4, 1, 1, true, 0); WS_VARIANT(4, 2, 1, true, 0); WS_VARIANT(4, 1, 2, true, 0); WS_VARIANT(4, 2, 2, true, 0);
-  WS_VARIANT(4, 2, 1, true, 1); WS_VARIANT(4, 2, 1, true, 2); WS_VARIANT(4, 1, 2, true, 1); WS_VARIANT(4, 1, 2, true, 2);
-  WS_VARIANT(1, 1, 2, false, 0); WS_VARIANT(2, 1, 2, false, 0); WS_VARIANT(8, 1, 2, false, 0);
+              std::bool_constant<PF>{})
+  WS_VARIANT(4, 1, 1, false); WS_VARIANT(4, 1, 2, false); WS_VARIANT(4, 2, 2, false); WS_VARIANT(4, 1, 1, true);
+  WS_VARIANT(4, 2, 1, true); WS_VARIANT(4, 1, 2, true); WS_VARIANT(4, 2, 2, true);
+  WS_VARIANT(1, 1, 2, true); WS_VARIANT(2, 1, 2, true); WS_VARIANT(8, 1, 2, true);
 #undef WS_VARIANT
   require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
-                        "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
-                        (s.x_shared ? "/x_shared=" + std::to_string(s.x_shared) : "") + " is not compiled; compiled: " + variant_list());
+                        "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") + " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

@@ -81,8 +81,8 @@ __device__ __forceinline__ int delta_sum(W w) {
   }
 }
 
-// Where the gathers of x read from. Each source hands out a cursor at a column; cursor[k] reads
-// column + k (k >= 0). Both return the same values, so the choice never changes the result.
+// The gathers of x read through L1 (ld.global.nc). A cursor at a column reads column + k.
+// (Staging x in shared memory, plain or XOR-swizzled, was measured slower: kernels/NOTES.md.)
 template <class T>
 struct GlobalX {  // x read through L1 (ld.global.nc)
   const T* __restrict__ x;
@@ -100,27 +100,9 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
   __device__ __forceinline__ T operator()(int col) const { return __ldg(x + col); }
 };
 
-// x staged in shared memory by the block. SWIZZLE = true XORs word bits 0-2 with word bits 5-7:
-// lanes of one gather are ~8 words apart at density 0.5, which would otherwise pile onto 4 banks.
-template <class T, bool SWIZZLE>
-struct SharedX {
-  const T* s;
-  static __device__ __forceinline__ unsigned slot(unsigned col) {
-    return SWIZZLE ? col ^ ((col >> 5) & 0xEu) : col;
-  }
-  struct Cursor {
-    const T* s;
-    int col;
-    __device__ __forceinline__ T operator[](unsigned k) const { return s[slot(col + k)]; }
-  };
-  __device__ __forceinline__ Cursor cursor(int col) const { return {s, col}; }
-  __device__ __forceinline__ T operator()(int col) const { return s[slot(col)]; }
-};
-
 // Compile-time part of a schedule (see macko::Schedule).
-template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int XSHARED = 0>
+template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false>
 struct KernelConfig {
-  static constexpr int kXShared = XSHARED;  // 0: x from global, 1: shared, 2: shared + swizzle
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
   static constexpr int kUnroll = UNROLL;
@@ -312,29 +294,12 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   }
 }
 
-// Number of x elements a block stages in shared memory (a multiple of the swizzle's 16-element span).
-__host__ __device__ constexpr std::int64_t shared_x_elems(std::int64_t cols) { return (cols + 15) / 16 * 16; }
-
 template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
-                                  TY* __restrict__ y, std::int64_t rows, std::int64_t cols, float alpha,
-                                  float beta) {
+                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
-  if constexpr (Cfg::kXShared == 0) {
-    spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta);
-  } else {
-    // Stage x once per block (the grid is persistent, so once per a few hundred rows).
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T* xs = reinterpret_cast<T*>(smem_raw);
-    using Src = SharedX<T, Cfg::kXShared == 2>;
-    const std::int64_t n = shared_x_elems(cols);
-    for (std::int64_t e = threadIdx.x; e < n; e += blockDim.x)
-      xs[Src::slot(static_cast<unsigned>(e))] = e < cols ? x[e] : T{};
-    __syncthreads();
-    spmv_rows<Cfg>(values, deltas, row_ptr, Src{xs}, y, rows, alpha, beta);
-  }
+  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta);
 }
-
 
 }  // namespace warpsparse::gpu::detail

@@ -82,7 +82,7 @@ struct Timer {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: macko_probe ROWS COLS DENSITY [--ncu] [SCHED...]  (SCHED = wpb:acc:unroll[:prefetch[:blocks_per_sm[:x_shared]]])\n");
+    std::fprintf(stderr, "usage: macko_probe ROWS COLS DENSITY [--ncu] [SCHED...]  (SCHED = wpb:acc:unroll[:prefetch[:blocks_per_sm]])\n");
     return 2;
   }
   if (!gpu::device_available()) { std::fprintf(stderr, "no CUDA device\n"); return 77; }
@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--ncu")) { ncu = true; continue; }
     macko::Schedule s = gpu::default_schedule(4);
     int pf = 0;
-    std::sscanf(argv[i], "%d:%d:%d:%d:%d:%d", &s.warps_per_block, &s.lane_accumulators, &s.unroll_blocks, &pf,
-                &s.blocks_per_sm, &s.x_shared);
+    std::sscanf(argv[i], "%d:%d:%d:%d:%d", &s.warps_per_block, &s.lane_accumulators, &s.unroll_blocks, &pf,
+                &s.blocks_per_sm);
     s.prefetch = pf != 0;
     scheds.push_back(s);
   }
@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
     const auto y1 = dy.download(), y2 = dyb.download();
     double maxd = 0;
     for (std::int64_t r = 0; r < R; ++r) maxd = std::max(maxd, double(std::abs(to_float(y1[r]) - to_float(y2[r]))));
-    std::printf("macko wpb=%d acc=%d un=%d pf=%d bps=%d xs=%d median %8.1f us  p10 %8.1f p90 %8.1f  %7.1f GB/s  speedup %.3fx  max|dy| %.3g\n",
-                s.warps_per_block, s.lane_accumulators, s.unroll_blocks, int(s.prefetch), s.blocks_per_sm, s.x_shared, t[t.size() / 2], t[t.size() / 10],
+    std::printf("macko wpb=%d acc=%d un=%d pf=%d bps=%d median %8.1f us  p10 %8.1f p90 %8.1f  %7.1f GB/s  speedup %.3fx  max|dy| %.3g\n",
+                s.warps_per_block, s.lane_accumulators, s.unroll_blocks, int(s.prefetch), s.blocks_per_sm, t[t.size() / 2], t[t.size() / 10],
                 t[t.size() * 9 / 10], mbytes / t[t.size() / 2] / 1e3, tb[tb.size() / 2] / t[t.size() / 2], maxd);
   }
   return 0;

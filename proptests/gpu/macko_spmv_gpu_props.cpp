@@ -128,16 +128,13 @@ rc::Gen<Case> gen_case(bool big) {
     c.sched = gpu::default_schedule(c.delta_bits);
     if (c.delta_bits == 4) {
       const auto v =
-          *rc::gen::element(std::tuple{1, 1, false, 0}, std::tuple{1, 2, false, 0}, std::tuple{2, 2, false, 0},
-                            std::tuple{1, 4, false, 0}, std::tuple{2, 4, false, 0}, std::tuple{1, 1, true, 0},
-                            std::tuple{2, 1, true, 0}, std::tuple{1, 2, true, 0}, std::tuple{2, 2, true, 0},
-                            std::tuple{2, 1, true, 1}, std::tuple{2, 1, true, 2}, std::tuple{1, 2, true, 1},
-                            std::tuple{1, 2, true, 2})
-               .as("acc/unroll/prefetch/x_shared");
+          *rc::gen::element(std::tuple{1, 1, false}, std::tuple{1, 2, false}, std::tuple{2, 2, false},
+                            std::tuple{1, 1, true}, std::tuple{2, 1, true}, std::tuple{1, 2, true},
+                            std::tuple{2, 2, true})
+               .as("acc/unroll/prefetch");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
       c.sched.prefetch = std::get<2>(v);
-      c.sched.x_shared = std::get<3>(v);
     }
     c.sched.warps_per_block = *rc::gen::element(1, 2, 4, 8).as("warps_per_block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");

@@ -87,16 +87,13 @@ struct Schedule {
   bool prefetch = false;
   // 0: one warp per row in the grid. k > 0: at most k blocks per SM, warps stride over the rows.
   int blocks_per_sm = 0;
-  // Where x is gathered from: 0 global memory (through L1), 1 a per-block copy in shared memory,
-  // 2 the same with an XOR swizzle against bank conflicts. 1 and 2 run a persistent grid.
-  int x_shared = 0;
 
   WS_HD constexpr bool valid() const {
     return valid_delta_bits(delta_bits) && warps_per_block >= 1 && warps_per_block <= 32 &&
            unroll_blocks >= 1 && unroll_blocks <= 8 &&
            (lane_accumulators == 1 || lane_accumulators == 2 || lane_accumulators == 4 ||
             lane_accumulators == 8) &&
-           blocks_per_sm >= 0 && x_shared >= 0 && x_shared <= 2;
+           blocks_per_sm >= 0;
   }
 };
 
