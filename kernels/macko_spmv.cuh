@@ -81,6 +81,25 @@ __device__ __forceinline__ int delta_sum(W w) {
   }
 }
 
+// The gathers of x read through L1 (ld.global.nc). A cursor at a column reads column + k.
+// (Staging x in shared memory, plain or XOR-swizzled, was measured slower: kernels/NOTES.md.)
+template <class T>
+struct GlobalX {  // x read through L1 (ld.global.nc)
+  const T* __restrict__ x;
+  struct Cursor {
+    const T* p;
+    __device__ __forceinline__ T operator[](unsigned k) const { return __ldg(p + k); }
+  };
+  __device__ __forceinline__ Cursor cursor(int col) const {
+    const T* p = x + col;
+    // Keep p opaque: otherwise nvcc re-associates x + (col + k) into 64-bit adds per element
+    // (4 instructions) instead of one IMAD.WIDE.U32 from p.
+    asm("" : "+l"(p));
+    return {p};
+  }
+  __device__ __forceinline__ T operator()(int col) const { return __ldg(x + col); }
+};
+
 // Compile-time part of a schedule (see macko::Schedule).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false>
 struct KernelConfig {
@@ -134,10 +153,10 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
 }
 
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
-template <class Cfg, class T>
+template <class Cfg, class T, class XSrc>
 __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t blk0, std::int64_t begin,
                                               std::int64_t end, int lane, int& base, float (&acc)[Cfg::kAcc],
-                                              const T* __restrict__ x) {
+                                              const XSrc& x) {
   constexpr int DB = Cfg::kDeltaBits;
   constexpr int S = Cfg::kSteps;
   using DeltaWord = typename Cfg::DeltaWord;
@@ -172,14 +191,14 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
           excl = warp_exclusive_scan(local);
           col = base + excl;
           // col >= -1 and every offset below is >= 1, so each read is inside x.
-          const T* xb = x + col;
+          const auto xb = x.cursor(col);
 #pragma unroll
           for (int k = 0; k < 4; ++k) {
             const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
             acc[(2 * k) % Cfg::kAcc] =
-                __fmaf_rn(to_f32(v[2 * k]), to_f32(__ldg(xb + ce)), acc[(2 * k) % Cfg::kAcc]);
+                __fmaf_rn(to_f32(v[2 * k]), to_f32(xb[ce]), acc[(2 * k) % Cfg::kAcc]);
             acc[(2 * k + 1) % Cfg::kAcc] =
-                __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(__ldg(xb + co)), acc[(2 * k + 1) % Cfg::kAcc]);
+                __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(xb[co]), acc[(2 * k + 1) % Cfg::kAcc]);
           }
         } else {
           local = delta_sum<DB>(mine) + macko::kElemsPerLane;
@@ -188,7 +207,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
 #pragma unroll
           for (int i = 0; i < macko::kElemsPerLane; ++i) {
             col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(x(col)), acc[i % Cfg::kAcc]);
           }
         }
       } else {
@@ -208,7 +227,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
         for (int i = 0; i < macko::kElemsPerLane; ++i) {
           if (inc[i] != 0) {
             col += inc[i];
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(__ldg(x + col)), acc[i % Cfg::kAcc]);
+            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(x(col)), acc[i % Cfg::kAcc]);
           }
         }
       }
@@ -219,11 +238,10 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
 
 // One warp per row, rows strided by the number of warps in the grid (the host may launch fewer
 // warps than rows). T: __half or __nv_bfloat16 (values and x); TY: output type.
-template <class Cfg, class T, class TY>
-__global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                                  const void* __restrict__ row_ptr, const T* __restrict__ x,
-                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
-  static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
+template <class Cfg, class T, class TY, class XSrc>
+__device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
+                                          const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
+                                          std::int64_t rows, float alpha, float beta) {
   constexpr int DB = Cfg::kDeltaBits;
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x >> 5);
@@ -252,14 +270,14 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
       if (ra.aligned_begin < end) load_group<Cfg>(cur, ra.aligned_begin, end, lane, values, deltas);
       for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
         if (g0 + Cfg::kGroup < end) load_group<Cfg>(nxt, g0 + Cfg::kGroup, end, lane, values, deltas);
-        compute_group<Cfg>(cur, g0, begin, end, lane, base, acc, x);
+        compute_group<Cfg, T>(cur, g0, begin, end, lane, base, acc, x);
         cur = nxt;
       }
     } else {
       for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
         Group<Cfg> cur;
         load_group<Cfg>(cur, g0, end, lane, values, deltas);  // all loads before any arithmetic
-        compute_group<Cfg>(cur, g0, begin, end, lane, base, acc, x);
+        compute_group<Cfg, T>(cur, g0, begin, end, lane, base, acc, x);
       }
     }
 
@@ -274,6 +292,14 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
       y[row] = from_f32<TY>(out);
     }
   }
+}
+
+template <class Cfg, class T, class TY>
+__global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
+                                  const void* __restrict__ row_ptr, const T* __restrict__ x,
+                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
+  static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
+  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta);
 }
 
 }  // namespace warpsparse::gpu::detail

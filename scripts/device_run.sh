@@ -36,9 +36,13 @@ while [ $# -gt 0 ]; do
       "$PKG"/bin/macko_probe $args 2>&1 | tee -a "$OUT/probe.log" ;;
     ncu)
       args=$1; shift
-      ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-          --section LaunchStats --section WarpStateStats -k regex:macko "$PKG"/bin/macko_probe $args --ncu \
-          > "$OUT/ncu.log" 2>&1; grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers|Stall|L1/TEX Hit|Compute \(SM\)" "$OUT/ncu.log" | head -60 ;;
+      ncu --clock-control none --set full --import-source yes -k regex:macko -o "$OUT/macko" \
+          "$PKG"/bin/macko_probe $args --ncu > "$OUT/ncu_run.log" 2>&1
+      ncu --import "$OUT/macko.ncu-rep" --page details > "$OUT/ncu.log" 2>&1
+      ncu --import "$OUT/macko.ncu-rep" --page raw --csv \
+          --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_lg.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+          > "$OUT/ncu_metrics.csv" 2>&1; cat "$OUT/ncu_metrics.csv" | cut -c1-400
+      grep -E "Duration|DRAM Throughput|L1/TEX Cache Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Executed Ipc|Issue Slots Busy|Bank" "$OUT/ncu.log" | head -40 ;;
     bench)
       args=$1; shift
       for b in "$PKG"/bin/ws_bench_macko "$PKG"/bin/ws_bench_sparse24; do

@@ -121,10 +121,11 @@ rc::Gen<Case> gen_case(bool big) {
     c.delta_bits = *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
     c.sched = gpu::default_schedule(c.delta_bits);
     if (c.delta_bits == 4) {
-      const auto v = *rc::gen::element(std::tuple{1, 1, false}, std::tuple{1, 2, false}, std::tuple{2, 2, false},
-                                       std::tuple{1, 4, false}, std::tuple{2, 4, false}, std::tuple{1, 1, true},
-                                       std::tuple{2, 1, true}, std::tuple{1, 2, true}, std::tuple{2, 2, true})
-                          .as("acc/unroll/prefetch");
+      const auto v =
+          *rc::gen::element(std::tuple{1, 1, false}, std::tuple{1, 2, false}, std::tuple{2, 2, false},
+                            std::tuple{1, 1, true}, std::tuple{2, 1, true}, std::tuple{1, 2, true},
+                            std::tuple{2, 2, true})
+               .as("acc/unroll/prefetch");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
       c.sched.prefetch = std::get<2>(v);
