@@ -159,20 +159,22 @@ void register_format_commands(CLI::App& app) {
   // encode
   {
     auto* c = app.add_subcommand("encode", "encode a MatrixMarket file into a MACKO file");
-    auto o = std::make_shared<FormatOptions>();
-    auto in = std::make_shared<std::string>();
-    auto out = std::make_shared<std::string>();
-    auto format = std::make_shared<std::string>("macko");
-    c->add_option("--format", *format, "storage format")->check(CLI::IsMember({"macko"}));
-    add_format_options(c, *o);
-    c->add_option("IN", *in, "MatrixMarket input")->required();
-    c->add_option("OUT", *out, "MACKO output file")->required();
-    c->callback([=] {
-      const AnyMacko m = encode_file(*in, *o);
-      io::write_macko_file(*out, m);
+    // Option storage must outlive parsing: it is owned by the callback (CLI11 binds references).
+    struct Args {
+      FormatOptions o;
+      std::string in, out, format = "macko";
+    };
+    auto args = std::make_shared<Args>();
+    c->add_option("--format", args->format, "storage format")->check(CLI::IsMember({"macko"}));
+    add_format_options(c, args->o);
+    c->add_option("IN", args->in, "MatrixMarket input")->required();
+    c->add_option("OUT", args->out, "MACKO output file")->required();
+    c->callback([args] {
+      const AnyMacko m = encode_file(args->in, args->o);
+      io::write_macko_file(args->out, m);
       std::visit([&](const auto& a) {
-        fmt::print("{}: {}x{}, nnz {}, emitted {}, effd {:.6g}\n", *out, a.rows, a.cols, a.nnz, a.emitted(),
-                   a.effective_density());
+        fmt::print("{}: {} {}x{}, nnz {}, emitted {}, effd {:.6g}\n", args->out, args->format, a.rows, a.cols, a.nnz,
+                   a.emitted(), a.effective_density());
       }, m);
     });
   }
