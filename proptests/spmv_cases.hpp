@@ -42,11 +42,12 @@ void dump(const SparseRows<T>& m, const std::vector<TX>& x, const std::vector<TY
   d.note(what);
 }
 
-// The MACKO model under schedule s on m (encoded with s.delta_bits) against the oracle.
+// The MACKO model under schedule s on m (encoded with s.delta_bits and the encoder options in p)
+// against the oracle.
 template <class T, class TY>
-std::string macko_case(const SparseRows<T>& m, const macko::Schedule& s, float alpha, float beta, std::uint64_t seed) {
+std::string macko_case(const SparseRows<T>& m, const macko::Schedule& s, float alpha, float beta, std::uint64_t seed,
+                       MackoParams p = {}) {
   using TX = XOf<T>;
-  MackoParams p;
   p.delta_bits = s.delta_bits;
   const Macko<T> a = encode_macko(m, p);
   std::vector<TX> x;

@@ -1,7 +1,7 @@
 // Warp models against the double oracle (decode to rows, multiply in double), within the fp32
 // forward-error bound of each row's accumulation chain (SpmvBound with macko_chain_length /
 // csr_chain_length, computed per row by check_spmv): every schedule (lane accumulators 1/2/4/8,
-// delta bits 1/2/4/8), value types fp16/bf16/fp32/int8, outputs fp16/bf16/fp32, alpha/beta
+// delta bits 1/2/4/8; with and without trailing padding and 64-bit row pointers), value types fp16/bf16/fp32/int8, outputs fp16/bf16/fp32, alpha/beta
 // including beta = 0 with NaN in y_old (must not leak). NaN/Inf matrix values must propagate as
 // in the oracle. The emulator must report no fault (misaligned or out-of-bounds load, inactive
 // lane read) for any case. On failure the case is written to ${build}/failures/.
@@ -32,8 +32,11 @@ void macko_property() {
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
   const macko::Schedule s = *gen_schedule().as("schedule");
   const Epilogue ep = gen_epilogue();
+  MackoParams p;  // neither option may change a product: trailing pads are zeros, 64-bit pointers same offsets
+  p.emit_trailing_padding = *rc::gen::arbitrary<bool>().as("emit_trailing_padding");
+  p.force_wide_row_pointers = *rc::gen::arbitrary<bool>().as("force_wide_row_pointers");
   RC_TAG(to_string(rec.family));
-  const std::string failure = macko_case<T, TY>(build<T>(rec), s, ep.alpha, ep.beta, rec.seed);
+  const std::string failure = macko_case<T, TY>(build<T>(rec), s, ep.alpha, ep.beta, rec.seed, p);
   RC_ASSERT(failure == "");
 }
 
@@ -82,4 +85,27 @@ TEST_CASE("the check can fail: a perturbed output is caught") {
   CHECK_FALSE(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());
   y[0] = std::nanf("");
   CHECK_FALSE(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());
+}
+
+TEST_CASE("MACKO model loads: one dense 256-element fp16 row is one 512-byte value load and one 128-byte delta load") {
+  SparseRows<half> m;
+  m.cols = 256;
+  for (int c = 0; c < 256; ++c) m.push(c, half(1.0f));
+  m.end_row();
+  const Macko<half> a = encode_macko(m);
+  REQUIRE(a.emitted() == 256);
+  const std::vector<half> x(256, half(0.5f));
+  const std::vector<float> y_old;
+  SpmvTraffic t;
+  macko::Schedule s;
+  const auto y = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s, &t);
+  CHECK(y[0] == 128.0f);
+  CHECK(t.values.instructions == 1);  // 8 fp16 per lane = one 16-byte vector
+  CHECK(t.values.bytes_requested == 512);
+  CHECK(t.values.sectors == 16);
+  CHECK(t.values.lines == 4);
+  CHECK(t.deltas.instructions == 1);  // 8 four-bit deltas per lane = one 32-bit word
+  CHECK(t.deltas.sectors == 4);
+  CHECK(t.row_ptr.bytes_requested == 8);
+  CHECK(t.x.instructions == 8);  // one gather per element slot
 }
