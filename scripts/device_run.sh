@@ -48,7 +48,8 @@ while [ $# -gt 0 ]; do
       args=$1; shift
       b="$PKG/bin/ws_${step}"
       echo "== $(basename "$b") $args"
-      "$b" --out "$OUT/results" --threads 16 $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
+      extra=""; [ "$step" = bench_macko ] && extra="--threads 16"
+      "$b" --out "$OUT/results" $extra $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
       tail -3 "$OUT/$(basename "$b").err" ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
