@@ -65,6 +65,16 @@ void write_sparse24(const fs::path& gpu_dir) {
   c << "Test GPU,warpsparse_wgmma_sp,512,16,512,512x512,bf16,16,fail\n";
 }
 
+// Both programs' results for one GPU, as a real run leaves them.
+Options both_programs(const std::string& name) {
+  const fs::path root = scratch(name);
+  write_macko(root / "results" / "Test_GPU", true);
+  write_sparse24(root / "results" / "Test_GPU");
+  return options(root);
+}
+
+bool has(const std::string& html, const char* text) { return html.find(text) != std::string::npos; }
+
 }  // namespace
 
 TEST_CASE("notebooks 5 and 6 say plainly when the results folder is empty or missing") {
@@ -74,31 +84,27 @@ TEST_CASE("notebooks 5 and 6 say plainly when the results folder is empty or mis
   SECTION("empty folder") { fs::create_directories(o.bench_dir); }
   SECTION("only the other program's files") { write_sparse24(root / "results" / "Test_GPU"); }
   const std::string h5 = slurp(roofline(o));
-  CHECK(h5.find("No GPU benchmark results are present") != std::string::npos);
-  CHECK(h5.find("row(s) unusable") == std::string::npos);  // sparse24 files are not counted as unusable MACKO rows
+  CHECK(has(h5, "No GPU benchmark results are present"));
+  CHECK_FALSE(has(h5, "row(s) unusable"));  // sparse24 files are not counted as unusable MACKO rows
   if (fs::exists(root / "results" / "Test_GPU")) {
-    CHECK(h5.find("other benchmark programs were ignored") != std::string::npos);
+    CHECK(has(h5, "other benchmark programs were ignored"));
     return;
   }
   const std::string h6 = slurp(sparse24(o));
-  CHECK(h6.find("No 2:4 GEMM results are present") != std::string::npos);
+  CHECK(has(h6, "No 2:4 GEMM results are present"));
 }
 
 TEST_CASE("notebook 5 predicts measured rows with the run's measured copy bandwidth") {
-  const fs::path root = scratch("nb5");
-  auto o = options(root);
-  write_macko(root / "results" / "Test_GPU", true);
-  write_sparse24(root / "results" / "Test_GPU");
-  const std::string h = slurp(roofline(o));
-  CHECK(h.find("13 measured rows from 1 file(s)") != std::string::npos);
-  CHECK(h.find("(0 unusable rows skipped)") != std::string::npos);
-  CHECK(h.find("1 CSV file(s) of other benchmark programs were ignored") != std::string::npos);
-  CHECK(h.find("2000 GB/s") != std::string::npos);
-  CHECK(h.find("measured device copy") != std::string::npos);
+  const std::string h = slurp(roofline(both_programs("nb5")));
+  CHECK(has(h, "13 measured rows from 1 file(s)"));
+  CHECK(has(h, "(0 unusable rows skipped)"));
+  CHECK(has(h, "1 CSV file(s) of other benchmark programs were ignored"));
+  CHECK(has(h, "2000 GB/s"));
+  CHECK(has(h, "measured device copy"));
   // MACKO at d = 0.5: 10 us / 7 us of cuBLAS, 37% of copy bandwidth, in the shape x density table.
-  CHECK(h.find("1.43x (roofline") != std::string::npos);
-  CHECK(h.find("37% copy bw") != std::string::npos);
-  CHECK(h.find("clustered") != std::string::npos);  // other pattern families go to their own table
+  CHECK(has(h, "1.43x (roofline"));
+  CHECK(has(h, "37% copy bw"));
+  CHECK(has(h, "clustered"));  // other pattern families go to their own table
 }
 
 TEST_CASE("notebook 5 falls back to --bandwidth without a meta file, and says so") {
@@ -107,21 +113,17 @@ TEST_CASE("notebook 5 falls back to --bandwidth without a meta file, and says so
   o.bandwidth = 1.5e12;
   write_macko(root / "results" / "Test_GPU", false);
   const std::string h = slurp(roofline(o));
-  CHECK(h.find("1500 GB/s") != std::string::npos);
-  CHECK(h.find("no .meta.json with copy_gbps") != std::string::npos);
+  CHECK(has(h, "1500 GB/s"));
+  CHECK(has(h, "no .meta.json with copy_gbps"));
 }
 
 TEST_CASE("notebook 6 tabulates TFLOP/s and the fraction of cuSPARSELt per case") {
-  const fs::path root = scratch("nb6");
-  auto o = options(root);
-  write_macko(root / "results" / "Test_GPU", true);
-  write_sparse24(root / "results" / "Test_GPU");
-  const std::string h = slurp(sparse24(o));
-  CHECK(h.find("6 rows from 1 file(s)") != std::string::npos);
-  CHECK(h.find("512 x 512 x 512") != std::string::npos);
-  CHECK(h.find("512 x 16 x 512") != std::string::npos);
-  CHECK(h.find("<td>1.0 (50%)</td>") != std::string::npos);  // wgmma.sp at 1 TFLOP/s, cuSPARSELt at 2
-  CHECK(h.find("FAIL") != std::string::npos);                // the failed row is marked
+  const std::string h = slurp(sparse24(both_programs("nb6")));
+  CHECK(has(h, "6 rows from 1 file(s)"));
+  CHECK(has(h, "512 x 512 x 512"));
+  CHECK(has(h, "512 x 16 x 512"));
+  CHECK(has(h, "<td>1.0 (50%)</td>"));  // wgmma.sp at 1 TFLOP/s, cuSPARSELt at 2
+  CHECK(has(h, "FAIL"));                // the failed row is marked
   // Issue 5's targets name 4096^3 and 8192^3 only: no target table for these cases.
-  CHECK(h.find("issue 5 target</th>") == std::string::npos);
+  CHECK_FALSE(has(h, "issue 5 target</th>"));
 }
