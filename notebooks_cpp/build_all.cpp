@@ -20,6 +20,7 @@ std::vector<std::string> build_all(const Options& o) {
       {3, "Exact vs asymptotic vs Monte Carlo padding across row lengths", padding_row_length},
       {4, "Pattern families vs the uniform expectation", pattern_families},
       {5, "Roofline: predicted and measured SpMV time and speedup", roofline},
+      {6, "2:4 sparse GEMM: warpsparse kernels vs cuSPARSELt and dense cuBLAS (measured)", sparse24},
   };
   std::filesystem::create_directories(o.out_dir);
   std::vector<std::string> written;

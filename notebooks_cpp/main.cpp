@@ -10,9 +10,9 @@ int main(int argc, char** argv) {
   CLI::App app{"ws_notebooks: build the analysis notebooks (HTML + Markdown reports)"};
   app.add_option("--out", o.out_dir, "output directory");
   app.add_option("--bench-results", o.bench_dir, "GPU benchmark results directory");
-  app.add_option("--bandwidth", o.bandwidth, "roofline bandwidth, bytes/s");
+  app.add_option("--bandwidth", o.bandwidth, "model-only roofline bandwidth, bytes/s (measured rows use their run's copy_gbps)");
   app.add_option("--seed", o.seed, "Monte Carlo seed");
-  app.add_option("--only", o.only, "notebook numbers to build (1-5)");
+  app.add_option("--only", o.only, "notebook numbers to build (1-6)");
   app.add_flag("--quick", o.quick, "10x fewer Monte Carlo rows");
   CLI11_PARSE(app, argc, argv);
   try {

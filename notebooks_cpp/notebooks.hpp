@@ -10,8 +10,8 @@ namespace warpsparse::notebooks {
 
 struct Options {
   std::string out_dir = "reports";
-  std::string bench_dir = "bench/results";  // <gpu>/*.csv from the GPU benchmarks
-  double bandwidth = 3.0e12;                // bytes/s; measured H100 copy bandwidth
+  std::string bench_dir = "bench/results";  // <gpu>/<program>_*.csv from the GPU benchmarks
+  double bandwidth = 3.0e12;                // bytes/s; model-only roofline (measured rows use their .meta.json)
   std::uint64_t seed = 1;
   int threads = 2;
   bool quick = false;                       // smaller Monte Carlo samples
@@ -24,6 +24,7 @@ std::string effd_figure2(const Options& o);       // 2: paper Figure 2 with Mont
 std::string padding_row_length(const Options& o); // 3: exact vs asymptotic vs Monte Carlo across row lengths
 std::string pattern_families(const Options& o);   // 4: structured patterns vs the uniform expectation
 std::string roofline(const Options& o);           // 5: predicted vs measured SpMV time and speedup
+std::string sparse24(const Options& o);           // 6: measured 2:4 GEMM kernels vs cuSPARSELt and cuBLAS
 
 // Builds the selected notebooks plus an index.html linking them; returns the written HTML paths.
 std::vector<std::string> build_all(const Options& o);

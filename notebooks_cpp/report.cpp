@@ -92,14 +92,12 @@ std::string gp_quote(const std::string& s) {
   return o + "\"";
 }
 
-// Writes the data and script of a plot into dir and runs gnuplot for both terminals.
-// Returns false (and leaves the script for inspection) when gnuplot is missing or fails.
-bool render(const Plot& p, const fs::path& dir) {
-  fs::create_directories(dir);
+// The settings and plot command of one panel; its data files are written into dir as <stem>_<i>.dat.
+std::string panel_body(const Plot& p, const std::string& stem, const fs::path& dir) {
   std::ostringstream plots;
   for (std::size_t i = 0; i < p.series.size(); ++i) {
     const Series& s = p.series[i];
-    const std::string data = fmt::format("{}_{}.dat", p.name, i);
+    const std::string data = fmt::format("{}_{}.dat", stem, i);
     std::ofstream f(dir / data);
     f << "# x y" << (s.ylo.empty() ? "" : " ylo yhi") << "\n";
     for (std::size_t j = 0; j < s.x.size(); ++j) {
@@ -116,8 +114,9 @@ bool render(const Plot& p, const fs::path& dir) {
   std::ostringstream body;
   body << "set title " << gp_quote(p.title) << "\n";
   body << "set xlabel " << gp_quote(p.xlabel) << "\nset ylabel " << gp_quote(p.ylabel) << "\n";
-  body << "set grid lc rgb '#dddddd'\nset key " << p.key << " box opaque\n";
-  body << "set key Left reverse samplen 2.5\n";
+  body << "set grid lc rgb '#dddddd'\n";
+  if (p.key == "off") body << "unset key\n";
+  else body << "set key " << p.key << " box opaque\nset key Left reverse samplen 2.5\n";
   body << "set border lw 1.2\nset tics nomirror\nset mxtics\nset mytics\n";
   if (p.logx) body << "set logscale x\nset format x '%g'\n";
   if (p.logy) body << "set logscale y\nset format y '%g'\n";
@@ -125,16 +124,45 @@ bool render(const Plot& p, const fs::path& dir) {
   if (!p.yrange.empty()) body << "set yrange " << p.yrange << "\n";
   for (const auto& e : p.extra) body << e << "\n";
   body << plots.str() << "\n";
+  return body.str();
+}
+
+// Writes the data and script of a plot into dir and runs gnuplot for both terminals.
+// Returns false (and leaves the script for inspection) when gnuplot is missing or fails.
+bool render(const Plot& p, const fs::path& dir) {
+  fs::create_directories(dir);
+  std::string body;
+  if (p.panels.empty()) {
+    body = panel_body(p, p.name, dir);
+  } else {
+    std::string layout = p.layout;
+    if (layout.empty()) {
+      const int n = static_cast<int>(p.panels.size());
+      const int cols = static_cast<int>(std::ceil(std::sqrt(double(n))));
+      layout = fmt::format("{},{}", (n + cols - 1) / cols, cols);
+    }
+    body = "set multiplot layout " + layout + " title " + gp_quote(p.title) + "\n";
+    for (std::size_t i = 0; i < p.panels.size(); ++i) {
+      // reset keeps the terminal and output; each panel starts from gnuplot's defaults.
+      body += "reset\n" + panel_body(p.panels[i], fmt::format("{}_p{}", p.name, i), dir);
+    }
+    body += "unset multiplot\n";
+  }
   const fs::path script = dir / (p.name + ".gp");
   {
+    // The body is written once per terminal (replot cannot redraw a multiplot).
     std::ofstream f(script);
     f << "# " << p.title << "\n";
-    f << "set terminal svg size 960,600 dynamic noenhanced font 'Helvetica,13' background rgb 'white'\n";
+    f << fmt::format("set terminal svg size {},{} dynamic noenhanced font 'Helvetica,13' background rgb 'white'\n",
+                     p.width, p.height);
     f << "set output " << gp_quote(p.name + ".svg") << "\n";
-    f << body.str();
-    f << "set terminal pngcairo size 960,600 noenhanced font 'Helvetica,12' background rgb 'white'\n";
+    f << body;
+    f << "unset output\n";
+    f << fmt::format("set terminal pngcairo size {},{} noenhanced font 'Helvetica,12' background rgb 'white'\n",
+                     p.width, p.height);
     f << "set output " << gp_quote(p.name + ".png") << "\n";
-    f << "replot\nunset output\n";
+    f << body;
+    f << "unset output\n";
   }
   if (!gnuplot_available()) return false;
   // Run from the figure directory: the script names its data and outputs relative to it.

@@ -24,6 +24,11 @@ struct Plot {
   std::string key = "top left";
   std::vector<std::string> extra;  // further gnuplot commands before plot
   std::vector<Series> series;
+  // A multiplot when non-empty: `panels` are drawn in a grid of `layout` ("rows,cols"; empty: near
+  // square) under `title`; this plot's own series, labels and key are then unused.
+  std::vector<Plot> panels;
+  std::string layout;
+  int width = 960, height = 600;  // pixels (PNG) and points (SVG)
 };
 
 class Report {

@@ -233,7 +233,7 @@ void register_analysis_commands(CLI::App& app) {
   auto* report = app.add_subcommand("report", "build all notebooks (HTML + Markdown reports with figures)");
   report->add_option("--out", ro->out_dir, "output directory (default: reports/)");
   report->add_option("--bench-results", ro->bench_dir, "GPU benchmark results (default: bench/results)");
-  report->add_option("--bandwidth", ro->bandwidth, "bandwidth for the roofline, bytes/s (default 3.0e12: H100 copy)");
+  report->add_option("--bandwidth", ro->bandwidth, "bandwidth for the model-only roofline, bytes/s (default 3.0e12: H100 copy); measured rows use their run's copy_gbps");
   report->add_option("--seed", ro->seed, "Monte Carlo seed");
   report->add_flag("--quick", ro->quick, "smaller Monte Carlo samples (for smoke tests)");
   report->callback([ro] {

@@ -1,0 +1,241 @@
+// Notebook 6: the 2:4 sparse GEMM. Reads ws_bench_sparse24's bench/results/<gpu>/sparse24*.csv and
+// compares, per GPU and case (M, N, K), dense cuBLAS bf16, cuSPARSELt and each warpsparse kernel in
+// TFLOP/s (2MNK / median time), with each kernel's fraction of cuSPARSELt and issue 5's targets.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "notebooks_cpp/bench_csv.hpp"
+#include "notebooks_cpp/nb_common.hpp"
+
+namespace warpsparse::notebooks {
+
+namespace {
+
+struct GemmRow {
+  std::string gpu, kernel, weight_shape, value_type, check, file;
+  std::int64_t m = 0, n = 0, k = 0;
+  double median_us = 0, tflops = 0;
+};
+
+// Display order: the two baselines first, then our kernels by name.
+int kernel_rank(const std::string& k) {
+  if (k == "cublas_dense") return 0;
+  if (k == "cusparselt") return 1;
+  return 2;
+}
+
+// A benchmark case: the cubes (weight_shape "cube") as size^3, the LLM cases as weight M x K with N tokens
+// (a 4096 x 4096 weight at N = 4096 is a different case from the 4096^3 cube, though the sizes agree).
+std::string case_label(const GemmRow& r) {
+  if (r.m == r.n && r.n == r.k && (r.weight_shape == "cube" || r.weight_shape.empty())) return fmt::format("{}^3", r.m);
+  return fmt::format("{}x{} n={}", r.m, r.k, r.n);
+}
+
+}  // namespace
+
+std::string sparse24(const Options& o) {
+  Report rep("06_sparse24", "Notebook 6 — 2:4 sparse GEMM: warpsparse kernels against cuSPARSELt and dense cuBLAS");
+  rep.para("C = A·B with A (M×K) 2:4 sparse along K, B (K×N) dense, bf16 in, fp32 accumulate. Throughput is counted "
+           "as 2·M·N·K / median time for every kernel, sparse or dense (the dense-equivalent rate, so a sparse kernel "
+           "can exceed the dense peak). Rows come from ws_bench_sparse24 (bench/): L2 flushed before every timed "
+           "launch, CUDA events, medians of the timed launches.");
+  std::vector<std::string> others;
+  const auto tables = bench_csv::read_all(o.bench_dir, "sparse24", &others);
+  std::vector<GemmRow> rows;
+  int skipped = 0;
+  for (const auto& t : tables)
+    for (const auto& f : t.rows) {
+      GemmRow r;
+      r.file = t.path.string();
+      r.gpu = t.get(f, "gpu");
+      if (r.gpu.empty()) r.gpu = t.gpu_dir;
+      r.kernel = t.get(f, "kernel");
+      r.weight_shape = t.get(f, "weight_shape");
+      r.value_type = t.get(f, "value_type");
+      r.check = t.get(f, "check");
+      r.m = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "m")));
+      r.n = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "n")));
+      r.k = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "k")));
+      r.median_us = bench_csv::to_d(t.get(f, "median_us"));
+      if (r.kernel.empty() || r.m <= 0 || r.n <= 0 || r.k <= 0 || !std::isfinite(r.median_us) || r.median_us <= 0) {
+        ++skipped;
+        continue;
+      }
+      r.tflops = 2.0 * double(r.m) * double(r.n) * double(r.k) / (r.median_us * 1e-6) / 1e12;
+      rows.push_back(r);
+    }
+  if (rows.empty()) {
+    rep.para(fmt::format("No 2:4 GEMM results are present: nothing usable was found under `{}/<gpu>/sparse24*.csv`{}. "
+                         "Run ws_bench_sparse24 (bench/) on a GPU to produce results with the columns gpu, kernel, m, "
+                         "n, k, median_us (and weight_shape, value_type, check), then rebuild the reports.",
+                         o.bench_dir,
+                         tables.empty() ? ""
+                                        : fmt::format(" ({} file(s) read, {} row(s) unusable)", tables.size(), skipped)));
+    return rep.write(o.out_dir);
+  }
+  rep.para(fmt::format("{} rows from {} file(s) under `{}` ({} unusable rows skipped; other programs' CSV files are "
+                       "ignored).",
+                       rows.size(), tables.size(), o.bench_dir, skipped));
+  int failed = 0;
+  for (const auto& r : rows) failed += !r.check.empty() && r.check != "pass";
+  if (failed)
+    rep.para(fmt::format("{} row(s) did not pass the benchmark's correctness check; they are marked FAIL in the "
+                         "tables below.",
+                         failed));
+
+  std::set<std::string> gpus;
+  for (const auto& r : rows) gpus.insert(r.gpu);
+  int gi = 0;
+  for (const auto& gpu : gpus) {
+    rep.heading(gpu);
+    // Cases in order of first appearance; kernels baselines first. Several rows of one kernel and case
+    // (repeated runs): the latest file's row wins.
+    std::vector<std::string> cases;
+    std::map<std::string, std::map<std::string, GemmRow>> at;  // case -> kernel -> row
+    std::vector<std::string> kernels;
+    for (const auto& r : rows) {
+      if (r.gpu != gpu) continue;
+      const std::string c = case_label(r);
+      if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
+      if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+      at[c][r.kernel] = r;
+    }
+    std::stable_sort(kernels.begin(), kernels.end(), [](const std::string& a, const std::string& b) {
+      return kernel_rank(a) != kernel_rank(b) ? kernel_rank(a) < kernel_rank(b) : a < b;
+    });
+    const bool have_lt = std::find(kernels.begin(), kernels.end(), "cusparselt") != kernels.end();
+    const int nk = static_cast<int>(kernels.size());
+    std::string xtics = "set xtics rotate by 30 right (";
+    for (std::size_t i = 0; i < cases.size(); ++i) xtics += fmt::format("{}\"{}\" {}", i ? ", " : "", cases[i], i);
+    xtics += ")";
+    const char* colours[] = {"#7f7f7f", "#000000", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#8c564b"};
+    const char* points[] = {"5", "7", "9", "11", "13", "15", "4", "6"};
+    const double slot = 0.8 / nk;  // width of one kernel's slot within a case
+    // Figure 1: TFLOP/s per case (points, log scale: small-N cases are far below the big ones).
+    Plot tp;
+    tp.name = fmt::format("tflops{}", gi ? fmt::format("_{}", gi) : "");
+    tp.title = fmt::format("{}: 2:4 GEMM throughput per case (bf16, 2MNK / median time)", gpu);
+    tp.xlabel = "";
+    tp.ylabel = "TFLOP/s";
+    tp.logy = true;
+    tp.key = "outside right top";
+    tp.width = 1200;
+    tp.height = 620;
+    tp.xrange = fmt::format("[-0.6:{}]", double(cases.size()) - 0.4);
+    tp.extra = {xtics, "set bmargin 7", "unset mxtics"};
+    // Figure 2: fraction of cuSPARSELt (grouped bars, linear).
+    Plot fp = tp;
+    fp.name = fmt::format("fraction_of_cusparselt{}", gi ? fmt::format("_{}", gi) : "");
+    fp.title = fmt::format("{}: each kernel's throughput as a fraction of cuSPARSELt", gpu);
+    fp.ylabel = "fraction of cuSPARSELt";
+    fp.logy = false;
+    fp.yrange = "[0:*]";
+    fp.extra.push_back("set style fill solid 0.85 border -1");
+    ++gi;
+    // The fraction chart leaves cuSPARSELt out (it is 1 by definition), so its bars are re-spaced.
+    const int nf = have_lt ? nk - 1 : nk;
+    const double fslot = 0.8 / std::max(nf, 1);
+    fp.extra.push_back(fmt::format("set boxwidth {} absolute", fslot * 0.9));
+    int jf = 0;
+    for (int j = 0; j < nk; ++j) {
+      Series s, fr;
+      s.title = fr.title = kernels[static_cast<std::size_t>(j)];
+      s.style = "points";
+      s.extra = fmt::format("pt {} ps 1.5 lc rgb '{}'", points[j % 8], colours[j % 8]);
+      fr.style = "boxes";
+      fr.extra = fmt::format("lc rgb '{}'", colours[j % 8]);
+      const double off = (j - (nk - 1) / 2.0) * slot;
+      const double foff = (jf - (nf - 1) / 2.0) * fslot;
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& byk = at[cases[i]];
+        const auto it = byk.find(kernels[static_cast<std::size_t>(j)]);
+        if (it == byk.end()) continue;
+        s.x.push_back(double(i) + off);
+        s.y.push_back(it->second.tflops);
+        if (const auto lt = byk.find("cusparselt"); lt != byk.end()) {
+          fr.x.push_back(double(i) + foff);
+          fr.y.push_back(it->second.tflops / lt->second.tflops);
+        }
+      }
+      tp.series.push_back(s);
+      if (kernels[static_cast<std::size_t>(j)] != "cusparselt") {
+        fp.series.push_back(fr);
+        ++jf;
+      }
+    }
+    for (const double level : {1.0, 0.9}) {
+      Series h;
+      h.title = level == 1.0 ? "parity with cuSPARSELt" : "issue 5 target for wgmma.sp (0.9)";
+      h.x = {-0.6, double(cases.size()) - 0.4};
+      h.y = {level, level};
+      h.extra = level == 1.0 ? "lw 1.2 dt 2 lc rgb '#444444'" : "lw 1.5 dt 3 lc rgb '#d62728'";
+      fp.series.push_back(h);
+    }
+    rep.figure(tp, "TFLOP/s of every kernel for each case (M×K weight, N tokens; cubes as size^3). Log scale: the "
+                   "N=16 cases are memory bound and far below the large ones.");
+    if (have_lt)
+      rep.figure(fp, "Throughput as a fraction of cuSPARSELt on the same case (1.0: parity; dotted: issue 5's 90% "
+                     "target for the wgmma.sp kernel).");
+    else
+      rep.para("cuSPARSELt is not in these results (the benchmark skips it when the library is not found), so no "
+               "fractions of it can be formed.");
+    // Table: TFLOP/s and fraction of cuSPARSELt.
+    std::vector<std::string> hdr = {"case", "M x N x K"};
+    for (const auto& k : kernels) hdr.push_back(k + (have_lt && k != "cusparselt" ? " TFLOP/s (of cuSPARSELt)" : " TFLOP/s"));
+    std::vector<std::vector<std::string>> t;
+    for (const auto& c : cases) {
+      const auto& byk = at[c];
+      const GemmRow& any = byk.begin()->second;
+      std::vector<std::string> r = {c, fmt::format("{} x {} x {}", any.m, any.n, any.k)};
+      const auto lt = byk.find("cusparselt");
+      for (const auto& k : kernels) {
+        const auto it = byk.find(k);
+        if (it == byk.end()) {
+          r.push_back("-");
+          continue;
+        }
+        std::string cell = num(it->second.tflops, 1);
+        if (lt != byk.end() && k != "cusparselt") cell += " (" + pct(it->second.tflops / lt->second.tflops, 0) + ")";
+        if (!it->second.check.empty() && it->second.check != "pass") cell += " FAIL";
+        r.push_back(cell);
+      }
+      t.push_back(r);
+    }
+    rep.table(hdr, t, "Cases as in the figures (size^3: the square cubes; W x K n=N: an Appendix D weight times N tokens). TFLOP/s = "
+              "2MNK / median time; in brackets the fraction of cuSPARSELt's TFLOP/s on the same case.");
+    // Issue 5's targets (stated for the H100; shown for whatever GPU measured them).
+    std::vector<std::vector<std::string>> tg;
+    auto find = [&](const std::string& c, const std::string& k) -> const GemmRow* {
+      const auto ci = at.find(c);
+      if (ci == at.end()) return nullptr;
+      const auto ki = ci->second.find(k);
+      return ki == ci->second.end() ? nullptr : &ki->second;
+    };
+    for (const std::string c : {"4096^3", "8192^3"}) {
+      const GemmRow* w = find(c, "warpsparse_wgmma_sp");
+      const GemmRow* l = find(c, "cusparselt");
+      if (w && l) {
+        const double f = w->tflops / l->tflops;
+        tg.push_back({"wgmma.sp >= 90% of cuSPARSELt at " + c, pct(f, 1), f >= 0.9 ? "met" : "not met"});
+      }
+    }
+    if (const GemmRow* m = find("8192^3", "warpsparse_mma_sp")) {
+      double best = m->tflops;
+      std::string which = "warpsparse_mma_sp";
+      for (const auto& [k, r] : at["8192^3"])
+        if (k.rfind("warpsparse_mma_sp", 0) == 0 && r.tflops > best) {
+          best = r.tflops;
+          which = k;
+        }
+      tg.push_back({"mma.sp >= 600 TFLOP/s at 8192^3", fmt::format("{:.0f} TFLOP/s ({})", best, which),
+                    best >= 600 ? "met" : "not met"});
+    }
+    if (!tg.empty())
+      rep.table({"issue 5 target", "measured", "status"}, tg,
+                "The targets are stated for the H100; this table applies them to the GPU that produced these rows.");
+  }
+  return rep.write(o.out_dir);
+}
+
+}  // namespace warpsparse::notebooks
