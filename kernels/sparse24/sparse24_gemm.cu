@@ -103,6 +103,22 @@ __device__ __forceinline__ void store_pair(TOut* c, int ldc, int row, int col, i
   }
 }
 
+// Epilogue shared by both kernels: the C/D fragment rows g, g+8, columns 2t, 2t+1 of each m16n8 tile.
+template <class S, class TOut>
+__device__ __forceinline__ void store_acc(const float (&acc)[S::kMmaM][S::kMmaN][4], TOut* c, int ldc, int m, int n,
+                                          int row0, int col0, int lane) {
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mi = 0; mi < S::kMmaM; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < S::kMmaN; ++ni) {
+      const int row = row0 + 16 * mi + g;
+      const int col = col0 + 8 * ni + 2 * t;
+      if (row < m) store_pair(c, ldc, row, col, n, acc[mi][ni][0], acc[mi][ni][1]);
+      if (row + 8 < m) store_pair(c, ldc, row + 8, col, n, acc[mi][ni][2], acc[mi][ni][3]);
+    }
+}
+
 template <class S, bool kBf16, class TOut>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sparse24_gemm_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
@@ -189,23 +205,175 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     }
   }
   cp_async_wait<0>();
+  store_acc<S>(acc, c, ldc, m, n, m0 + wm * S::kWM, n0 + wn * S::kWN, lane);
+}
 
-  // Epilogue: the C/D fragment rows g, g+8, columns 2t, 2t+1 of each m16n8 tile.
-  const int g = lane >> 2, t = lane & 3;
+// The same schedule (layouts, copies, fragments) as sparse24_gemm_kernel, issued in a software
+// pipeline so the tensor pipe never waits on the barrier or on shared memory:
+//   * fragments of the first k32 step of K tile kt+1 (and its metadata) are loaded right after the
+//     barrier of iteration kt, while the mma.sp of the second k32 step of tile kt are issued;
+//     the second step's fragments are loaded before the first step's mma.sp. One barrier per K tile,
+//     after which every warp has finished reading stage kt (both steps' fragments are in registers).
+//   * so stage kt-1 is free at the top of iteration kt (all warps passed iteration kt-1's barrier
+//     after their last read of it): its refill (tile kt+S-1) is issued first, overlapping the
+//     barrier wait of this iteration.
+//   * the cp.async addresses are computed once per thread (Schedule::kStridedCopies) and advanced by
+//     a constant per K tile; only B's row mask (gk < k) is evaluated per pass.
+// kMinBlocks is __launch_bounds__'s minimum CTAs per SM (2 caps registers at 65536 / (2·threads)).
+template <class S, int kMinBlocks, bool kBf16, class TOut>
+__global__ void __launch_bounds__(S::kThreads, kMinBlocks)
+    sparse24_gemm_pipelined_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
+                                   const std::uint16_t* __restrict__ b, TOut* __restrict__ c, int m, int n, int k,
+                                   int rows_padded, int cols_padded, int ldb, int ldc) {
+  static_assert(S::kStridedCopies, "the pipelined kernel needs strided stage copies");
+  extern __shared__ __align__(128) std::uint8_t smem[];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / S::kWarpsN, wn = warp % S::kWarpsN;
+
+  const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
+  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n);
+  const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
+
+  const std::uint32_t smem_base = smem_u32(smem);
+  const int vcols = cols_padded / 2;
+  const int blocks_m = rows_padded / kMetaBlockRows;
+  const int ktiles = cols_padded / S::kBK;
+
+  // Per-thread copy state: first chunk of each operand at K tile 0 (Schedule::a_copy / b_copy /
+  // e_copy), advanced by one K tile per load. b_copy with k = INT_MAX gives the column mask only.
+  const auto a_cp = S::a_copy(tid, m0, 0, vcols);
+  const auto b_cp = S::b_copy(tid, n0, 0, 0x7fffffff, n, ldb);
+  const auto e_cp = S::e_copy(tid < S::kEChunks ? tid : 0, m0, 0, blocks_m);
+  const std::uint16_t* a_src = a + a_cp.src;
+  const std::uint16_t* b_src = b + b_cp.src;
+  const std::uint16_t* e_src = e + e_cp.src;
+  const std::int64_t a_pass_src = static_cast<std::int64_t>(S::kAPassRows) * vcols;
+  const std::int64_t b_pass_src = static_cast<std::int64_t>(S::kBPassRows) * ldb;
+  const std::int64_t b_tile_src = static_cast<std::int64_t>(S::kBK) * ldb;
+  const std::int64_t e_tile_src = static_cast<std::int64_t>(blocks_m) * kMetaBlockHalves;
+  const int b_row = tid / S::kBChunksPerRow;  // row of the first B chunk inside the K tile
+  int b_rows_left = k - b_row;                // rows of B at or below this thread's first row, tile 0
+
+  auto load_tile = [&](int stage) {
+    const std::uint32_t base = smem_base + static_cast<std::uint32_t>(stage * S::kStageBytes);
+#pragma unroll
+    for (int j = 0; j < S::kAPasses; ++j) cp_async_16(base + a_cp.smem + j * S::kAPassSmem, a_src + j * a_pass_src, 16);
+    if (tid < S::kEChunks) cp_async_16(base + e_cp.smem, e_src, 16);
+#pragma unroll
+    for (int j = 0; j < S::kBPasses; ++j) {
+      const bool in = j * S::kBPassRows < b_rows_left && b_cp.bytes > 0;
+      // NOTE: a chunk with no bytes keeps the base pointer, never an address past B.
+      cp_async_16(base + b_cp.smem + j * S::kBPassSmem, in ? b_src + j * b_pass_src : b, in ? b_cp.bytes : 0);
+    }
+    a_src += S::kBK / 2;
+    b_src += b_tile_src;
+    e_src += e_tile_src;
+    b_rows_left -= S::kBK;
+  };
+
+  float acc[S::kMmaM][S::kMmaN][4];
 #pragma unroll
   for (int mi = 0; mi < S::kMmaM; ++mi)
 #pragma unroll
+    for (int ni = 0; ni < S::kMmaN; ++ni)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < S::kStages - 1; ++s) {
+    if (s < ktiles) load_tile(s);
+    cp_async_commit();
+  }
+
+  // Fragments: A of a k32 step is loaded whole before its first mma.sp; B is streamed, the n8
+  // fragment ni + kLead loaded while row ni's mma.sp issue, so only ~kLead+1 B fragments are live
+  // per step (full double buffering of a 64×64 warp tile spills at 255 registers).
+  constexpr int kLead = S::kMmaN >= 8 ? 2 : 1;
+  static_assert(S::kMmaN > kLead, "B streaming needs more n8 tiles than its lead");
+  std::uint32_t meta[4], meta_next[4], af0[S::kMmaM][4], bf0[S::kMmaN][4], af1[S::kMmaM][4], bf1[S::kMmaN][4];
+  auto stage_addr = [&](int st) { return smem_base + static_cast<std::uint32_t>(st * S::kStageBytes); };
+  auto load_a = [&](std::uint32_t (&af)[S::kMmaM][4], int st, int ks) {
+#pragma unroll
+    for (int mi = 0; mi < S::kMmaM; ++mi)
+      ldmatrix_x4(af[mi], stage_addr(st) + S::a_ldsm_offset(lane, wm * S::kWM + 16 * mi, ks));
+  };
+  auto load_b = [&](std::uint32_t (&bf)[4], int st, int ks, int ni) {
+    ldmatrix_x4_trans(bf, stage_addr(st) + S::kAStageBytes + S::b_ldsm_offset(lane, wn * S::kWN + 8 * ni, ks));
+  };
+  auto load_meta = [&](std::uint32_t (&mt)[4], int st) {
+    ldmatrix_x4(mt, stage_addr(st) + (S::kAStageBytes + S::kBStageBytes) + S::e_ldsm_offset(lane, wm * (S::kWM / 16)));
+  };
+
+  cp_async_wait<S::kStages - 2>();
+  __syncthreads();
+  load_meta(meta, 0);
+  load_a(af0, 0, 0);
+#pragma unroll
+  for (int j = 0; j < kLead; ++j) load_b(bf0[j], 0, 0, j);
+
+  int stage = 0;                      // stage of K tile kt
+  int refill = S::kStages - 1;        // stage of K tile kt + kStages - 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    if (kt + S::kStages - 1 < ktiles) load_tile(refill);
+    cp_async_commit();
+    const int next = stage + 1 == S::kStages ? 0 : stage + 1;
+
+    // k32 step 0 of tile kt (selector 0); near its end, the first fragments of step 1.
+#pragma unroll
     for (int ni = 0; ni < S::kMmaN; ++ni) {
-      const int row = m0 + wm * S::kWM + 16 * mi + g;
-      const int col = n0 + wn * S::kWN + 8 * ni + 2 * t;
-      if (row < m) store_pair(c, ldc, row, col, n, acc[mi][ni][0], acc[mi][ni][1]);
-      if (row + 8 < m) store_pair(c, ldc, row + 8, col, n, acc[mi][ni][2], acc[mi][ni][3]);
+      if (ni + kLead < S::kMmaN) load_b(bf0[ni + kLead], stage, 0, ni + kLead);
+      if (ni == S::kMmaN - kLead) {
+        load_a(af1, stage, 1);
+#pragma unroll
+        for (int j = 0; j < kLead; ++j) load_b(bf1[j], stage, 1, j);
+      }
+#pragma unroll
+      for (int mi = 0; mi < S::kMmaM; ++mi) mma_sp<kBf16, 0>(acc[mi][ni], af0[mi], bf0[ni], meta[mi]);
     }
+    // k32 step 1 (selector 1). After its last B read every warp is done with stage kt: the barrier
+    // then also publishes tile kt+1 (kStages-2 younger cp.async groups may still be pending), whose
+    // first fragments are loaded under the remaining mma.sp.
+#pragma unroll
+    for (int ni = 0; ni < S::kMmaN; ++ni) {
+      if (ni + kLead < S::kMmaN) load_b(bf1[ni + kLead], stage, 1, ni + kLead);
+      if (ni == S::kMmaN - kLead) {
+        cp_async_wait<S::kStages - 2>();
+        __syncthreads();
+        if (kt + 1 < ktiles) {
+          load_meta(meta_next, next);
+          load_a(af0, next, 0);
+#pragma unroll
+          for (int j = 0; j < kLead; ++j) load_b(bf0[j], next, 0, j);
+        }
+      }
+#pragma unroll
+      for (int mi = 0; mi < S::kMmaM; ++mi) mma_sp<kBf16, 1>(acc[mi][ni], af1[mi], bf1[ni], meta[mi]);
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) meta[i] = meta_next[i];
+    stage = next;
+    refill = refill + 1 == S::kStages ? 0 : refill + 1;
+  }
+  cp_async_wait<0>();
+  store_acc<S>(acc, c, ldc, m, n, m0 + wm * S::kWM, n0 + wn * S::kWN, lane);
 }
 
-template <class S, bool kBf16, class TOut>
+// Kernel variants: the schedule (tiles, stages, layouts) plus how it is issued.
+template <class S_, bool kPipelined_, int kMinBlocks_ = 1>
+struct Variant {
+  using S = S_;
+  template <bool kBf16, class TOut>
+  static constexpr auto kernel() {
+    if constexpr (kPipelined_) return sparse24_gemm_pipelined_kernel<S, kMinBlocks_, kBf16, TOut>;
+    else return sparse24_gemm_kernel<S, kBf16, TOut>;
+  }
+};
+
+template <class V, bool kBf16, class TOut>
 void launch_typed(const GemmArgs& g, cudaStream_t stream) {
-  auto kernel = sparse24_gemm_kernel<S, kBf16, TOut>;
+  using S = typename V::S;
+  auto kernel = V::template kernel<kBf16, TOut>();
   // Opt in to > 48 KB of dynamic shared memory, once per device and instantiation.
   static std::atomic<std::uint64_t> configured{0};
   int dev = 0;
@@ -227,15 +395,15 @@ void launch_typed(const GemmArgs& g, cudaStream_t stream) {
   if (err != cudaSuccess) throw Error(std::string("sparse24 gemm: launch: ") + cudaGetErrorString(err));
 }
 
-template <class S>
+template <class V>
 void launch_schedule(const GemmArgs& g, cudaStream_t stream) {
   const bool bf16 = g.in == Elem::kBf16;
   if (g.out == Elem::kFp32) {
-    bf16 ? launch_typed<S, true, float>(g, stream) : launch_typed<S, false, float>(g, stream);
+    bf16 ? launch_typed<V, true, float>(g, stream) : launch_typed<V, false, float>(g, stream);
   } else if (bf16) {
-    launch_typed<S, true, __nv_bfloat16>(g, stream);
+    launch_typed<V, true, __nv_bfloat16>(g, stream);
   } else {
-    launch_typed<S, false, __half>(g, stream);
+    launch_typed<V, false, __half>(g, stream);
   }
 }
 
@@ -271,9 +439,14 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
   switch (g.tile) {
-    case Tile::kLarge: launch_schedule<ScheduleLarge>(g, stream); break;
-    case Tile::kLargeDeep: launch_schedule<ScheduleLargeDeep>(g, stream); break;
-    case Tile::kSmall: launch_schedule<ScheduleSmall>(g, stream); break;
+    case Tile::kLarge: launch_schedule<Variant<ScheduleLarge, false>>(g, stream); break;
+    case Tile::kLargeDeep: launch_schedule<Variant<ScheduleLargeDeep, false>>(g, stream); break;
+    case Tile::kSmall: launch_schedule<Variant<ScheduleSmall, false>>(g, stream); break;
+    case Tile::kLargePipe: launch_schedule<Variant<ScheduleLarge, true>>(g, stream); break;
+    case Tile::kLargeDeepPipe: launch_schedule<Variant<ScheduleLargeDeep, true>>(g, stream); break;
+    case Tile::kSmallPipe: launch_schedule<Variant<ScheduleSmall, true, 2>>(g, stream); break;
+    case Tile::kSmall3Pipe: launch_schedule<Variant<ScheduleSmall3, true, 2>>(g, stream); break;
+    case Tile::kSmallW32Pipe: launch_schedule<Variant<ScheduleSmallW32, true, 2>>(g, stream); break;
     case Tile::kHopper: {
       int dev = 0, major = 0;
       WS_CHECK_CUDA(cudaGetDevice(&dev));

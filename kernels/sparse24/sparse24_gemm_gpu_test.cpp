@@ -5,7 +5,7 @@
 //      group, both selectors, bf16 and fp16; integer data, so hardware and model must agree exactly.
 //   2. gemm: the kernel against the double oracle within the derived bound
 //      (reference/models/sparse24_gemm_model.hpp: ErrorBound) on fresh random data over fixed and
-//      random ragged shapes, both tiles, bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
+//      random ragged shapes, every mma.sp tile (kMmaSpTiles), bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
 //      the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
 //   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
 //   4. --hopper (sm_90 only): the experimental wgmma.sp kernel (Tile::kHopper) on the same checks;
@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -272,11 +273,18 @@ int gemm_case(const Shape& sh, s24::gpu::Tile tile, std::mt19937& rng) {
   return ok ? 0 : 1;
 }
 
+// Every mma.sp configuration: the plain kernel's tiles, then the software-pipelined ones.
+constexpr s24::gpu::Tile kMmaSpTiles[] = {
+    s24::gpu::Tile::kLarge,         s24::gpu::Tile::kLargeDeep,  s24::gpu::Tile::kSmall,
+    s24::gpu::Tile::kLargePipe,     s24::gpu::Tile::kLargeDeepPipe, s24::gpu::Tile::kSmallPipe,
+    s24::gpu::Tile::kSmall3Pipe,    s24::gpu::Tile::kSmallW32Pipe,
+};
+
 int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   using s24::gpu::Tile;
   int fails = 0;
   if (all_combos) {
-    for (Tile tile : {Tile::kLarge, Tile::kLargeDeep, Tile::kSmall}) {
+    for (Tile tile : kMmaSpTiles) {
       fails += gemm_case<ws::bfloat16, float>(sh, tile, rng);
       fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, tile, rng);
       fails += gemm_case<ws::half, float>(sh, tile, rng);
@@ -286,6 +294,11 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
     fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLarge, rng);
     fails += gemm_case<ws::half, float>(sh, Tile::kSmall, rng);
     fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargeDeep, rng);
+    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLargePipe, rng);
+    fails += gemm_case<ws::half, ws::half>(sh, Tile::kLargeDeepPipe, rng);
+    fails += gemm_case<ws::bfloat16, float>(sh, Tile::kSmallPipe, rng);
+    fails += gemm_case<ws::half, float>(sh, Tile::kSmall3Pipe, rng);
+    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallW32Pipe, rng);
   }
   return fails;
 }
@@ -300,7 +313,7 @@ void perf_section(std::mt19937& rng, bool hopper) {
     const auto da = s24::gpu::upload(s24::compress<T>(dense, m, k));
     DeviceBuffer<T> db(random_values<T>(static_cast<std::size_t>(k) * n, rng));
     DeviceBuffer<T> dc(static_cast<std::size_t>(m) * n);
-    std::vector<s24::gpu::Tile> tiles = {s24::gpu::Tile::kLarge, s24::gpu::Tile::kLargeDeep, s24::gpu::Tile::kSmall};
+    std::vector<s24::gpu::Tile> tiles(std::begin(kMmaSpTiles), std::end(kMmaSpTiles));
     if (hopper) tiles.push_back(s24::gpu::Tile::kHopper);
     for (auto tile : tiles) {
       cudaEvent_t e0, e1;

@@ -15,13 +15,33 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // 4 warps, 4 stages (100 KB, two CTAs per SM).
 // kHopper selects the experimental sm_90a wgmma.sp kernel (sparse24_wgmma.cu; 128×256×64 tile,
 // TMA + mbarrier pipeline, 4 stages); it needs a compute capability 9.0 device.
-enum class Tile : std::uint8_t { kLarge = 0, kSmall = 1, kLargeDeep = 2, kHopper = 3 };
+// The *Pipe tiles run the same schedules through the software-pipelined mma.sp kernel (fragments
+// of the next k32 step loaded while the current one's mma.sp issue, one barrier per K tile,
+// cp.async addresses computed once): kLargePipe / kLargeDeepPipe = kLarge / kLargeDeep;
+// kSmallPipe = kSmall and kSmall3Pipe = the same with 3 stages (75 KB), both 2 CTAs per SM;
+// kSmallW32Pipe = 128×128×64 with 8 warps of 64×32, 4 stages, 2 CTAs per SM (≤ 128 registers).
+enum class Tile : std::uint8_t {
+  kLarge = 0,
+  kSmall = 1,
+  kLargeDeep = 2,
+  kHopper = 3,
+  kLargePipe = 4,
+  kLargeDeepPipe = 5,
+  kSmallPipe = 6,
+  kSmall3Pipe = 7,
+  kSmallW32Pipe = 8,
+};
 
 inline std::string to_string(Tile t) {
   switch (t) {
     case Tile::kLarge: return "128x256x64/s3";
     case Tile::kLargeDeep: return "128x256x64/s4";
     case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
+    case Tile::kLargePipe: return "128x256x64/s3/pipe";
+    case Tile::kLargeDeepPipe: return "128x256x64/s4/pipe";
+    case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";
+    case Tile::kSmall3Pipe: return "128x128x64/s3/pipe/2cta";
+    case Tile::kSmallW32Pipe: return "128x128x64/s4/w64x32/pipe/2cta";
     default: return "128x128x64/s4";
   }
 }

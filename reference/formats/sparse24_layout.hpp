@@ -175,6 +175,21 @@ struct Schedule {
                   16};
   }
 
+  // Strided issue (the pipelined kernel): thread t copies chunks t + j·kThreads, j < k*Passes.
+  // When kStridedCopies holds, chunk i + kThreads lies k*PassRows rows below chunk i in the same
+  // swizzle phase (pass rows are a multiple of the XOR period 8), so a thread evaluates a_copy /
+  // b_copy once and adds the constant strides below (checked against a_copy / b_copy in
+  // sparse24/tests/ldmatrix_props.cpp). NOTE: b_copy's row mask (gk < k) is then applied per pass.
+  static constexpr int kAChunksPerRow = kARowBytes / 16;
+  static constexpr int kAPasses = kAChunks / kThreads, kAPassRows = kThreads / kAChunksPerRow;
+  static constexpr int kBPasses = kBChunks / kThreads, kBPassRows = kThreads / kBChunksPerRow;
+  static constexpr bool kStridedCopies = kAChunks % kThreads == 0 && kThreads % kAChunksPerRow == 0 &&
+                                         kAPassRows % 8 == 0 && kBChunks % kThreads == 0 &&
+                                         kThreads % kBChunksPerRow == 0 && kBPassRows % 8 == 0 &&
+                                         kEChunks <= kThreads;
+  static constexpr std::uint32_t kAPassSmem = static_cast<std::uint32_t>(kAPassRows * kARowBytes);
+  static constexpr std::uint32_t kBPassSmem = static_cast<std::uint32_t>(kBPassRows * kBRowBytes);
+
   WS_HD static constexpr std::uint32_t a_offset(int row, int chunk) {
     return static_cast<std::uint32_t>(row * kARowBytes + ((chunk ^ ((row >> 1) & 3)) << 4));
   }
@@ -202,5 +217,7 @@ struct Schedule {
 using ScheduleLarge = Schedule<128, 256, 64, 64, 3>;  // 8 warps, 128×256×64 tile
 using ScheduleLargeDeep = Schedule<128, 256, 64, 64, 4>;  // the same, 4 stages (164 KB)
 using ScheduleSmall = Schedule<128, 128, 64, 64, 4>;  // 4 warps, 128×128×64 tile
+using ScheduleSmall3 = Schedule<128, 128, 64, 64, 3>;  // the same, 3 stages (75 KB)
+using ScheduleSmallW32 = Schedule<128, 128, 64, 32, 4>;  // 8 warps of 64×32, 128×128×64 tile
 
 }  // namespace warpsparse::sparse24

@@ -71,6 +71,9 @@ TEST_CASE("GEMM warp model: shapes that are exact tile multiples and tiny edges"
     CHECK(o.violations == 0);
     const auto o2 = run_model<s24::ScheduleSmall, ws::half>(m, n, k, 7u + static_cast<std::uint32_t>(n));
     CHECK(o2.violations == 0);
+    // 8 warps of 64×32 (Tile::kSmallW32Pipe's warp tiling).
+    const auto o3 = run_model<s24::ScheduleSmallW32, ws::bfloat16>(m, n, k, 11u + static_cast<std::uint32_t>(k));
+    CHECK(o3.violations == 0);
   }
 }
 
