@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
     const std::uint32_t stage = stage_a(s);
 #pragma unroll
     for (int i = tid; i < S::kAChunks; i += S::kThreads) {
-      const auto cp = S::a_copy(i, m0, kt, vcols);
+      const auto cp = S::a_copy(i, m0, kt, vcols, rows_padded);
       cp_async_16(stage + cp.smem, a + cp.src, cp.bytes);
     }
     if (tid < S::kEChunks) {
@@ -242,13 +242,18 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
 
   // Per-thread copy state: first chunk of each operand at K tile 0 (Schedule::a_copy / b_copy /
   // e_copy), advanced by one K tile per load. b_copy with k = INT_MAX gives the column mask only.
-  const auto a_cp = S::a_copy(tid, m0, 0, vcols);
+  // A tall tile wraps its rows past rows_padded per pass (Schedule::a_src_row).
+  const auto a_cp = S::a_copy(tid, m0, 0, vcols, 0x7fffffff);
   const auto b_cp = S::b_copy(tid, n0, 0, 0x7fffffff, n, ldb);
   const auto e_cp = S::e_copy(tid < S::kEChunks ? tid : 0, m0, 0, blocks_m);
+  const int a_row = tid / S::kAChunksPerRow;
+  auto a_pass_off = [&](int j) {  // source offset of pass j from pass 0
+    const int r = S::a_src_row(a_row + j * S::kAPassRows, m0, rows_padded) - (m0 + a_row);
+    return static_cast<std::int64_t>(r) * vcols;
+  };
   const std::uint16_t* a_src = a + a_cp.src;
   const std::uint16_t* b_src = b + b_cp.src;
   const std::uint16_t* e_src = e + e_cp.src;
-  const std::int64_t a_pass_src = static_cast<std::int64_t>(S::kAPassRows) * vcols;
   const std::int64_t b_pass_src = static_cast<std::int64_t>(S::kBPassRows) * ldb;
   const std::int64_t b_tile_src = static_cast<std::int64_t>(S::kBK) * ldb;
   const std::int64_t e_tile_src = static_cast<std::int64_t>(blocks_m) * kMetaBlockHalves;
@@ -258,7 +263,7 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
   auto load_tile = [&](int stage) {
     const std::uint32_t base = smem_base + static_cast<std::uint32_t>(stage * S::kStageBytes);
 #pragma unroll
-    for (int j = 0; j < S::kAPasses; ++j) cp_async_16(base + a_cp.smem + j * S::kAPassSmem, a_src + j * a_pass_src, 16);
+    for (int j = 0; j < S::kAPasses; ++j) cp_async_16(base + a_cp.smem + j * S::kAPassSmem, a_src + a_pass_off(j), 16);
     if (tid < S::kEChunks) cp_async_16(base + e_cp.smem, e_src, 16);
 #pragma unroll
     for (int j = 0; j < S::kBPasses; ++j) {
@@ -447,6 +452,8 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
     case Tile::kSmallPipe: launch_schedule<Variant<ScheduleSmall, true, 2>>(g, stream); break;
     case Tile::kSmall3Pipe: launch_schedule<Variant<ScheduleSmall3, true, 2>>(g, stream); break;
     case Tile::kSmallW32Pipe: launch_schedule<Variant<ScheduleSmallW32, true, 2>>(g, stream); break;
+    case Tile::kTallPipe: launch_schedule<Variant<ScheduleTall, true>>(g, stream); break;
+    case Tile::kTallDeepPipe: launch_schedule<Variant<ScheduleTallDeep, true>>(g, stream); break;
     case Tile::kHopper: {
       int dev = 0, major = 0;
       WS_CHECK_CUDA(cudaGetDevice(&dev));

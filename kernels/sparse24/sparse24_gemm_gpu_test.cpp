@@ -277,7 +277,8 @@ int gemm_case(const Shape& sh, s24::gpu::Tile tile, std::mt19937& rng) {
 constexpr s24::gpu::Tile kMmaSpTiles[] = {
     s24::gpu::Tile::kLarge,         s24::gpu::Tile::kLargeDeep,  s24::gpu::Tile::kSmall,
     s24::gpu::Tile::kLargePipe,     s24::gpu::Tile::kLargeDeepPipe, s24::gpu::Tile::kSmallPipe,
-    s24::gpu::Tile::kSmall3Pipe,    s24::gpu::Tile::kSmallW32Pipe,
+    s24::gpu::Tile::kSmall3Pipe,    s24::gpu::Tile::kSmallW32Pipe,  s24::gpu::Tile::kTallPipe,
+    s24::gpu::Tile::kTallDeepPipe,
 };
 
 int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
@@ -299,6 +300,8 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
     fails += gemm_case<ws::bfloat16, float>(sh, Tile::kSmallPipe, rng);
     fails += gemm_case<ws::half, float>(sh, Tile::kSmall3Pipe, rng);
     fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallW32Pipe, rng);
+    fails += gemm_case<ws::half, float>(sh, Tile::kTallPipe, rng);
+    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kTallDeepPipe, rng);
   }
   return fails;
 }

@@ -19,7 +19,9 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // of the next k32 step loaded while the current one's mma.sp issue, one barrier per K tile,
 // cp.async addresses computed once): kLargePipe / kLargeDeepPipe = kLarge / kLargeDeep;
 // kSmallPipe = kSmall and kSmall3Pipe = the same with 3 stages (75 KB), both 2 CTAs per SM;
-// kSmallW32Pipe = 128×128×64 with 8 warps of 64×32, 4 stages, 2 CTAs per SM (≤ 128 registers).
+// kSmallW32Pipe = 128×128×64 with 8 warps of 64×32, 4 stages, 2 CTAs per SM (≤ 128 registers);
+// kTallPipe / kTallDeepPipe = 256×128×64, 8 warps of 64×64, 3 / 4 stages (102 / 136 KB): fewer L2
+// bytes per flop than 128×256 because A is stored compressed.
 enum class Tile : std::uint8_t {
   kLarge = 0,
   kSmall = 1,
@@ -30,6 +32,8 @@ enum class Tile : std::uint8_t {
   kSmallPipe = 6,
   kSmall3Pipe = 7,
   kSmallW32Pipe = 8,
+  kTallPipe = 9,
+  kTallDeepPipe = 10,
 };
 
 inline std::string to_string(Tile t) {
@@ -42,6 +46,8 @@ inline std::string to_string(Tile t) {
     case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";
     case Tile::kSmall3Pipe: return "128x128x64/s3/pipe/2cta";
     case Tile::kSmallW32Pipe: return "128x128x64/s4/w64x32/pipe/2cta";
+    case Tile::kTallPipe: return "256x128x64/s3/pipe";
+    case Tile::kTallDeepPipe: return "256x128x64/s4/pipe";
     default: return "128x128x64/s4";
   }
 }
