@@ -10,7 +10,8 @@
 //   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
 //   4. --hopper (sm_90 only): the experimental wgmma.sp kernel (Tile::kHopper) on the same checks;
 //      its results are reported in their own summary line.
-// Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper.
+// Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper, --tile SUBSTR (only the
+// mma.sp tiles whose name contains SUBSTR, in the checks and in --perf).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -281,27 +282,32 @@ constexpr s24::gpu::Tile kMmaSpTiles[] = {
     s24::gpu::Tile::kTallDeepPipe,
 };
 
+// --tile SUBSTR keeps the mma.sp tiles whose name contains SUBSTR (e.g. "pipe", "256x128").
+std::string g_tile_filter;
+bool tile_selected(s24::gpu::Tile t) { return s24::gpu::to_string(t).find(g_tile_filter) != std::string::npos; }
+
 int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   using s24::gpu::Tile;
   int fails = 0;
   if (all_combos) {
     for (Tile tile : kMmaSpTiles) {
+      if (!tile_selected(tile)) continue;
       fails += gemm_case<ws::bfloat16, float>(sh, tile, rng);
       fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, tile, rng);
       fails += gemm_case<ws::half, float>(sh, tile, rng);
       fails += gemm_case<ws::half, ws::half>(sh, tile, rng);
     }
   } else {
-    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLarge, rng);
-    fails += gemm_case<ws::half, float>(sh, Tile::kSmall, rng);
-    fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargeDeep, rng);
-    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLargePipe, rng);
-    fails += gemm_case<ws::half, ws::half>(sh, Tile::kLargeDeepPipe, rng);
-    fails += gemm_case<ws::bfloat16, float>(sh, Tile::kSmallPipe, rng);
-    fails += gemm_case<ws::half, float>(sh, Tile::kSmall3Pipe, rng);
-    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallW32Pipe, rng);
-    fails += gemm_case<ws::half, float>(sh, Tile::kTallPipe, rng);
-    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kTallDeepPipe, rng);
+    if (tile_selected(Tile::kLarge)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLarge, rng);
+    if (tile_selected(Tile::kSmall)) fails += gemm_case<ws::half, float>(sh, Tile::kSmall, rng);
+    if (tile_selected(Tile::kLargeDeep)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargeDeep, rng);
+    if (tile_selected(Tile::kLargePipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLargePipe, rng);
+    if (tile_selected(Tile::kLargeDeepPipe)) fails += gemm_case<ws::half, ws::half>(sh, Tile::kLargeDeepPipe, rng);
+    if (tile_selected(Tile::kSmallPipe)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kSmallPipe, rng);
+    if (tile_selected(Tile::kSmall3Pipe)) fails += gemm_case<ws::half, float>(sh, Tile::kSmall3Pipe, rng);
+    if (tile_selected(Tile::kSmallW32Pipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallW32Pipe, rng);
+    if (tile_selected(Tile::kTallPipe)) fails += gemm_case<ws::half, float>(sh, Tile::kTallPipe, rng);
+    if (tile_selected(Tile::kTallDeepPipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kTallDeepPipe, rng);
   }
   return fails;
 }
@@ -316,7 +322,9 @@ void perf_section(std::mt19937& rng, bool hopper) {
     const auto da = s24::gpu::upload(s24::compress<T>(dense, m, k));
     DeviceBuffer<T> db(random_values<T>(static_cast<std::size_t>(k) * n, rng));
     DeviceBuffer<T> dc(static_cast<std::size_t>(m) * n);
-    std::vector<s24::gpu::Tile> tiles(std::begin(kMmaSpTiles), std::end(kMmaSpTiles));
+    std::vector<s24::gpu::Tile> tiles;
+    for (auto t : kMmaSpTiles)
+      if (tile_selected(t)) tiles.push_back(t);
     if (hopper) tiles.push_back(s24::gpu::Tile::kHopper);
     for (auto tile : tiles) {
       cudaEvent_t e0, e1;
@@ -354,8 +362,9 @@ int main(int argc, char** argv) {
     else if (a == "--perf") perf = true;
     else if (a == "--hopper") hopper = true;
     else if (a == "--seed" && i + 1 < argc) seed = static_cast<std::uint32_t>(std::stoul(argv[++i]));
+    else if (a == "--tile" && i + 1 < argc) g_tile_filter = argv[++i];
     else {
-      std::printf("usage: %s [--seed S] [--quick] [--perf] [--hopper]\n", argv[0]);
+      std::printf("usage: %s [--seed S] [--quick] [--perf] [--hopper] [--tile SUBSTR]\n", argv[0]);
       return 2;
     }
   }
