@@ -375,11 +375,11 @@ struct Variant {
   }
 };
 
+// Opt in to > 48 KB of dynamic shared memory, once per device and instantiation.
 template <class V, bool kBf16, class TOut>
-void launch_typed(const GemmArgs& g, cudaStream_t stream) {
+void configure_typed() {
   using S = typename V::S;
   auto kernel = V::template kernel<kBf16, TOut>();
-  // Opt in to > 48 KB of dynamic shared memory, once per device and instantiation.
   static std::atomic<std::uint64_t> configured{0};
   int dev = 0;
   cudaError_t err = cudaGetDevice(&dev);
@@ -391,6 +391,30 @@ void launch_typed(const GemmArgs& g, cudaStream_t stream) {
       throw Error(std::string("sparse24 gemm: cudaFuncSetAttribute: ") + cudaGetErrorString(err));
     configured.fetch_or(bit);
   }
+}
+
+template <class V, bool kBf16, class TOut>
+KernelInfo info_typed() {
+  using S = typename V::S;
+  configure_typed<V, kBf16, TOut>();
+  auto kernel = V::template kernel<kBf16, TOut>();
+  cudaFuncAttributes attr{};
+  WS_CHECK_CUDA(cudaFuncGetAttributes(&attr, kernel));
+  KernelInfo info;
+  info.registers = attr.numRegs;
+  info.local_bytes = static_cast<int>(attr.localSizeBytes);
+  info.smem_bytes = S::kSmemBytes;
+  info.threads = S::kThreads;
+  WS_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info.ctas_per_sm, kernel, S::kThreads, S::kSmemBytes));
+  return info;
+}
+
+template <class V, bool kBf16, class TOut>
+void launch_typed(const GemmArgs& g, cudaStream_t stream) {
+  using S = typename V::S;
+  auto kernel = V::template kernel<kBf16, TOut>();
+  configure_typed<V, kBf16, TOut>();
+  cudaError_t err = cudaSuccess;
   const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
   require(tiles < (1ll << 31), "sparse24 gemm: too many tiles");
   kernel<<<static_cast<unsigned>(tiles), S::kThreads, S::kSmemBytes, stream>>>(
@@ -398,6 +422,13 @@ void launch_typed(const GemmArgs& g, cudaStream_t stream) {
       static_cast<TOut*>(g.c), g.m, g.n, g.k, g.rows_padded, g.cols_padded, g.ldb, g.ldc);
   err = cudaGetLastError();
   if (err != cudaSuccess) throw Error(std::string("sparse24 gemm: launch: ") + cudaGetErrorString(err));
+}
+
+template <class V>
+KernelInfo info_schedule(Elem in, Elem out) {
+  const bool bf16 = in == Elem::kBf16;
+  if (out == Elem::kFp32) return bf16 ? info_typed<V, true, float>() : info_typed<V, false, float>();
+  return bf16 ? info_typed<V, true, __nv_bfloat16>() : info_typed<V, false, __half>();
 }
 
 template <class V>
@@ -427,7 +458,34 @@ __global__ void probe_kernel(const std::uint32_t* a, const std::uint32_t* b, con
   for (int i = 0; i < 4; ++i) d[4 * l + i] = acc[i];
 }
 
+// Calls f.template operator()<Variant>() for an mma.sp tile; false for kHopper or an unknown value.
+template <class F>
+bool visit_mma_sp_tile(Tile t, F&& f) {
+  switch (t) {
+    case Tile::kLarge: f.template operator()<Variant<ScheduleLarge, false>>(); return true;
+    case Tile::kLargeDeep: f.template operator()<Variant<ScheduleLargeDeep, false>>(); return true;
+    case Tile::kSmall: f.template operator()<Variant<ScheduleSmall, false>>(); return true;
+    case Tile::kLargePipe: f.template operator()<Variant<ScheduleLarge, true>>(); return true;
+    case Tile::kLargeDeepPipe: f.template operator()<Variant<ScheduleLargeDeep, true>>(); return true;
+    case Tile::kSmallPipe: f.template operator()<Variant<ScheduleSmall, true, 2>>(); return true;
+    case Tile::kSmall3Pipe: f.template operator()<Variant<ScheduleSmall3, true, 2>>(); return true;
+    case Tile::kSmallW32Pipe: f.template operator()<Variant<ScheduleSmallW32, true, 2>>(); return true;
+    case Tile::kTallPipe: f.template operator()<Variant<ScheduleTall, true>>(); return true;
+    case Tile::kTallDeepPipe: f.template operator()<Variant<ScheduleTallDeep, true>>(); return true;
+    default: return false;
+  }
+}
+
 }  // namespace
+
+KernelInfo kernel_info(Tile tile, Elem in, Elem out) {
+  require(in == Elem::kBf16 || in == Elem::kFp16, "sparse24 kernel_info: inputs must be bf16 or fp16");
+  require(out == Elem::kFp32 || out == in, "sparse24 kernel_info: output must be fp32 or the input type");
+  KernelInfo info;
+  const bool known = visit_mma_sp_tile(tile, [&]<class V>() { info = info_schedule<V>(in, out); });
+  require(known, "sparse24 kernel_info: not an mma.sp tile");
+  return info;
+}
 
 void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
   require(g.in == Elem::kBf16 || g.in == Elem::kFp16, "sparse24 gemm: inputs must be bf16 or fp16");
@@ -443,27 +501,16 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
-  switch (g.tile) {
-    case Tile::kLarge: launch_schedule<Variant<ScheduleLarge, false>>(g, stream); break;
-    case Tile::kLargeDeep: launch_schedule<Variant<ScheduleLargeDeep, false>>(g, stream); break;
-    case Tile::kSmall: launch_schedule<Variant<ScheduleSmall, false>>(g, stream); break;
-    case Tile::kLargePipe: launch_schedule<Variant<ScheduleLarge, true>>(g, stream); break;
-    case Tile::kLargeDeepPipe: launch_schedule<Variant<ScheduleLargeDeep, true>>(g, stream); break;
-    case Tile::kSmallPipe: launch_schedule<Variant<ScheduleSmall, true, 2>>(g, stream); break;
-    case Tile::kSmall3Pipe: launch_schedule<Variant<ScheduleSmall3, true, 2>>(g, stream); break;
-    case Tile::kSmallW32Pipe: launch_schedule<Variant<ScheduleSmallW32, true, 2>>(g, stream); break;
-    case Tile::kTallPipe: launch_schedule<Variant<ScheduleTall, true>>(g, stream); break;
-    case Tile::kTallDeepPipe: launch_schedule<Variant<ScheduleTallDeep, true>>(g, stream); break;
-    case Tile::kHopper: {
-      int dev = 0, major = 0;
-      WS_CHECK_CUDA(cudaGetDevice(&dev));
-      WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-      require(major == 9, "sparse24 gemm: Tile::kHopper needs an sm_90 device");
-      launch_gemm_wgmma(g, stream);
-      break;
-    }
-    default: throw Error("sparse24 gemm: unknown tile");
+  if (g.tile == Tile::kHopper) {
+    int dev = 0, major = 0;
+    WS_CHECK_CUDA(cudaGetDevice(&dev));
+    WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    require(major == 9, "sparse24 gemm: Tile::kHopper needs an sm_90 device");
+    launch_gemm_wgmma(g, stream);
+    return;
   }
+  const bool known = visit_mma_sp_tile(g.tile, [&]<class V>() { launch_schedule<V>(g, stream); });
+  require(known, "sparse24 gemm: unknown tile");
 }
 
 void probe_mma_sp(const std::uint32_t* a, const std::uint32_t* b, const float* c, const std::uint32_t* e,

@@ -343,8 +343,16 @@ void perf_section(std::mt19937& rng, bool hopper) {
       }
       std::sort(ms.begin(), ms.end());
       const double med = ms[ms.size() / 2];
-      std::printf("PERF bf16->bf16 tile=%s %dx%dx%d median %.3f ms = %.1f TFLOP/s (2MNK; L2 not flushed)\n",
-                  s24::gpu::to_string(tile).c_str(), m, n, k, med, 2.0 * m * n * k / (med * 1e-3) / 1e12);
+      std::string resources;
+      if (tile != s24::gpu::Tile::kHopper) {
+        const auto info = s24::gpu::kernel_info(tile, s24::gpu::Elem::kBf16, s24::gpu::Elem::kBf16);
+        resources = " [regs=" + std::to_string(info.registers) + " local=" + std::to_string(info.local_bytes) +
+                    "B smem=" + std::to_string(info.smem_bytes / 1024) + "KB threads=" + std::to_string(info.threads) +
+                    " ctas/SM=" + std::to_string(info.ctas_per_sm) + "]";
+      }
+      std::printf("PERF bf16->bf16 tile=%s %dx%dx%d median %.3f ms = %.1f TFLOP/s (2MNK; L2 not flushed)%s\n",
+                  s24::gpu::to_string(tile).c_str(), m, n, k, med, 2.0 * m * n * k / (med * 1e-3) / 1e12,
+                  resources.c_str());
       WS_CUDA(cudaEventDestroy(e0));
       WS_CUDA(cudaEventDestroy(e1));
     }

@@ -69,6 +69,14 @@ struct GemmArgs {
 // Enqueues the mma.sp kernel on `stream` (asynchronous; launch errors are thrown).
 void launch_gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 
+// What the device reports for the mma.sp kernel of `tile` (not kHopper) with these types: registers
+// and local (spill) bytes per thread from cudaFuncGetAttributes, dynamic shared memory, threads,
+// and resident CTAs per SM from the occupancy calculator. The GPU test prints it next to TFLOP/s.
+struct KernelInfo {
+  int registers = 0, local_bytes = 0, smem_bytes = 0, threads = 0, ctas_per_sm = 0;
+};
+KernelInfo kernel_info(Tile tile, Elem in, Elem out);
+
 // The sm_90a wgmma.sp kernel behind Tile::kHopper (called by launch_gemm after its checks).
 void launch_gemm_wgmma(const GemmArgs& args, cudaStream_t stream);
 
