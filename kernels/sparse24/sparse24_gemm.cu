@@ -220,7 +220,10 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 //   * the cp.async addresses are computed once per thread (Schedule::kStridedCopies) and advanced by
 //     a constant per K tile; only B's row mask (gk < k) is evaluated per pass.
 // kMinBlocks is __launch_bounds__'s minimum CTAs per SM (2 caps registers at 65536 / (2·threads)).
-template <class S, int kMinBlocks, bool kBf16, class TOut>
+// kSpreadCopies issues the refill in parts across the first k32 step's n8 columns instead of all
+// at the top of the iteration (the refill stage is free either way; the group is committed after
+// the step, still before the wait that needs it).
+template <class S, int kMinBlocks, bool kSpreadCopies, bool kBf16, class TOut>
 __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
     sparse24_gemm_pipelined_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
                                    const std::uint16_t* __restrict__ b, TOut* __restrict__ c, int m, int n, int k,
@@ -260,21 +263,32 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
   const int b_row = tid / S::kBChunksPerRow;  // row of the first B chunk inside the K tile
   int b_rows_left = k - b_row;                // rows of B at or below this thread's first row, tile 0
 
-  auto load_tile = [&](int stage) {
+  // One K tile's copies in kCopyParts parts (part 0: A and metadata, part 1 + j: B pass j), then
+  // advance_tile() moves the sources to the next K tile.
+  constexpr int kCopyParts = 1 + S::kBPasses;
+  auto load_part = [&](int stage, int part) {
     const std::uint32_t base = smem_base + static_cast<std::uint32_t>(stage * S::kStageBytes);
+    if (part == 0) {
 #pragma unroll
-    for (int j = 0; j < S::kAPasses; ++j) cp_async_16(base + a_cp.smem + j * S::kAPassSmem, a_src + a_pass_off(j), 16);
-    if (tid < S::kEChunks) cp_async_16(base + e_cp.smem, e_src, 16);
-#pragma unroll
-    for (int j = 0; j < S::kBPasses; ++j) {
+      for (int j = 0; j < S::kAPasses; ++j) cp_async_16(base + a_cp.smem + j * S::kAPassSmem, a_src + a_pass_off(j), 16);
+      if (tid < S::kEChunks) cp_async_16(base + e_cp.smem, e_src, 16);
+    } else {
+      const int j = part - 1;
       const bool in = j * S::kBPassRows < b_rows_left && b_cp.bytes > 0;
       // NOTE: a chunk with no bytes keeps the base pointer, never an address past B.
       cp_async_16(base + b_cp.smem + j * S::kBPassSmem, in ? b_src + j * b_pass_src : b, in ? b_cp.bytes : 0);
     }
+  };
+  auto advance_tile = [&]() {
     a_src += S::kBK / 2;
     b_src += b_tile_src;
     e_src += e_tile_src;
     b_rows_left -= S::kBK;
+  };
+  auto load_tile = [&](int stage) {
+#pragma unroll
+    for (int p = 0; p < kCopyParts; ++p) load_part(stage, p);
+    advance_tile();
   };
 
   float acc[S::kMmaM][S::kMmaN][4];
@@ -320,13 +334,23 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
   int stage = 0;                      // stage of K tile kt
   int refill = S::kStages - 1;        // stage of K tile kt + kStages - 1
   for (int kt = 0; kt < ktiles; ++kt) {
-    if (kt + S::kStages - 1 < ktiles) load_tile(refill);
-    cp_async_commit();
+    const bool refilling = kt + S::kStages - 1 < ktiles;
+    if constexpr (!kSpreadCopies) {
+      if (refilling) load_tile(refill);
+      cp_async_commit();
+    }
     const int next = stage + 1 == S::kStages ? 0 : stage + 1;
 
     // k32 step 0 of tile kt (selector 0); near its end, the first fragments of step 1.
 #pragma unroll
     for (int ni = 0; ni < S::kMmaN; ++ni) {
+      if constexpr (kSpreadCopies) {
+        // Part p goes out with n8 column p·N/parts, so cp.async never queues in front of a whole
+        // column's B ldmatrix.
+#pragma unroll
+        for (int p = 0; p < kCopyParts; ++p)
+          if (p * S::kMmaN / kCopyParts == ni && refilling) load_part(refill, p);
+      }
       if (ni + kLead < S::kMmaN) load_b(bf0[ni + kLead], stage, 0, ni + kLead);
       if (ni == S::kMmaN - kLead) {
         load_a(af1, stage, 1);
@@ -335,6 +359,10 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
       }
 #pragma unroll
       for (int mi = 0; mi < S::kMmaM; ++mi) mma_sp<kBf16, 0>(acc[mi][ni], af0[mi], bf0[ni], meta[mi]);
+    }
+    if constexpr (kSpreadCopies) {
+      if (refilling) advance_tile();
+      cp_async_commit();
     }
     // k32 step 1 (selector 1). After its last B read every warp is done with stage kt: the barrier
     // then also publishes tile kt+1 (kStages-2 younger cp.async groups may still be pending), whose
@@ -365,12 +393,12 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
 }
 
 // Kernel variants: the schedule (tiles, stages, layouts) plus how it is issued.
-template <class S_, bool kPipelined_, int kMinBlocks_ = 1>
+template <class S_, bool kPipelined_, int kMinBlocks_ = 1, bool kSpreadCopies_ = false>
 struct Variant {
   using S = S_;
   template <bool kBf16, class TOut>
   static constexpr auto kernel() {
-    if constexpr (kPipelined_) return sparse24_gemm_pipelined_kernel<S, kMinBlocks_, kBf16, TOut>;
+    if constexpr (kPipelined_) return sparse24_gemm_pipelined_kernel<S, kMinBlocks_, kSpreadCopies_, kBf16, TOut>;
     else return sparse24_gemm_kernel<S, kBf16, TOut>;
   }
 };
@@ -472,6 +500,9 @@ bool visit_mma_sp_tile(Tile t, F&& f) {
     case Tile::kSmallW32Pipe: f.template operator()<Variant<ScheduleSmallW32, true, 2>>(); return true;
     case Tile::kTallPipe: f.template operator()<Variant<ScheduleTall, true>>(); return true;
     case Tile::kTallDeepPipe: f.template operator()<Variant<ScheduleTallDeep, true>>(); return true;
+    case Tile::kLargePipeSpread: f.template operator()<Variant<ScheduleLarge, true, 1, true>>(); return true;
+    case Tile::kSmallPipeSpread: f.template operator()<Variant<ScheduleSmall, true, 2, true>>(); return true;
+    case Tile::kTallPipeSpread: f.template operator()<Variant<ScheduleTall, true, 1, true>>(); return true;
     default: return false;
   }
 }

@@ -279,7 +279,8 @@ constexpr s24::gpu::Tile kMmaSpTiles[] = {
     s24::gpu::Tile::kLarge,         s24::gpu::Tile::kLargeDeep,  s24::gpu::Tile::kSmall,
     s24::gpu::Tile::kLargePipe,     s24::gpu::Tile::kLargeDeepPipe, s24::gpu::Tile::kSmallPipe,
     s24::gpu::Tile::kSmall3Pipe,    s24::gpu::Tile::kSmallW32Pipe,  s24::gpu::Tile::kTallPipe,
-    s24::gpu::Tile::kTallDeepPipe,
+    s24::gpu::Tile::kTallDeepPipe,  s24::gpu::Tile::kLargePipeSpread, s24::gpu::Tile::kSmallPipeSpread,
+    s24::gpu::Tile::kTallPipeSpread,
 };
 
 // --tile SUBSTR keeps the mma.sp tiles whose name contains SUBSTR (e.g. "pipe", "256x128").
@@ -308,6 +309,9 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
     if (tile_selected(Tile::kSmallW32Pipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallW32Pipe, rng);
     if (tile_selected(Tile::kTallPipe)) fails += gemm_case<ws::half, float>(sh, Tile::kTallPipe, rng);
     if (tile_selected(Tile::kTallDeepPipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kTallDeepPipe, rng);
+    if (tile_selected(Tile::kLargePipeSpread)) fails += gemm_case<ws::half, float>(sh, Tile::kLargePipeSpread, rng);
+    if (tile_selected(Tile::kSmallPipeSpread)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallPipeSpread, rng);
+    if (tile_selected(Tile::kTallPipeSpread)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kTallPipeSpread, rng);
   }
   return fails;
 }

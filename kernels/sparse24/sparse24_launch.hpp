@@ -22,6 +22,8 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // kSmallW32Pipe = 128×128×64 with 8 warps of 64×32, 4 stages, 2 CTAs per SM (≤ 128 registers);
 // kTallPipe / kTallDeepPipe = 256×128×64, 8 warps of 64×64, 3 / 4 stages (102 / 136 KB): fewer L2
 // bytes per flop than 128×256 because A is stored compressed.
+// *PipeSpread = kLargePipe / kSmallPipe / kTallPipe with the refill's cp.async spread over the
+// first k32 step's n8 columns instead of issued at once.
 enum class Tile : std::uint8_t {
   kLarge = 0,
   kSmall = 1,
@@ -34,6 +36,9 @@ enum class Tile : std::uint8_t {
   kSmallW32Pipe = 8,
   kTallPipe = 9,
   kTallDeepPipe = 10,
+  kLargePipeSpread = 11,
+  kSmallPipeSpread = 12,
+  kTallPipeSpread = 13,
 };
 
 inline std::string to_string(Tile t) {
@@ -48,6 +53,9 @@ inline std::string to_string(Tile t) {
     case Tile::kSmallW32Pipe: return "128x128x64/s4/w64x32/pipe/2cta";
     case Tile::kTallPipe: return "256x128x64/s3/pipe";
     case Tile::kTallDeepPipe: return "256x128x64/s4/pipe";
+    case Tile::kLargePipeSpread: return "128x256x64/s3/pipe+spread";
+    case Tile::kSmallPipeSpread: return "128x128x64/s4/pipe+spread/2cta";
+    case Tile::kTallPipeSpread: return "256x128x64/s3/pipe+spread";
     default: return "128x128x64/s4";
   }
 }
