@@ -119,19 +119,26 @@ __device__ __forceinline__ void store_acc(const float (&acc)[S::kMmaM][S::kMmaN]
     }
 }
 
+// This thread's place: thread and lane index, warp row / column in the CTA, CTA tile origin.
+struct CtaPlace {
+  int tid, lane, wm, wn, m0, n0;
+};
+template <class S>
+__device__ __forceinline__ CtaPlace cta_place(int m, int n) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid >> 5;
+  const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
+  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n);
+  return CtaPlace{tid, tid & 31, warp / S::kWarpsN, warp % S::kWarpsN, tile.m * S::kBM, tile.n * S::kBN};
+}
+
 template <class S, bool kBf16, class TOut>
 __global__ void __launch_bounds__(S::kThreads, 1)
     sparse24_gemm_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
                          const std::uint16_t* __restrict__ b, TOut* __restrict__ c, int m, int n, int k,
                          int rows_padded, int cols_padded, int ldb, int ldc) {
   extern __shared__ __align__(128) std::uint8_t smem[];
-  const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid & 31, warp = tid >> 5;
-  const int wm = warp / S::kWarpsN, wn = warp % S::kWarpsN;
-
-  const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
-  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n);
-  const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
+  const auto [tid, lane, wm, wn, m0, n0] = cta_place<S>(m, n);
 
   const std::uint32_t smem_base = smem_u32(smem);
   auto stage_a = [&](int s) { return smem_base + static_cast<std::uint32_t>(s * S::kStageBytes); };
@@ -230,13 +237,7 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
                                    int rows_padded, int cols_padded, int ldb, int ldc) {
   static_assert(S::kStridedCopies, "the pipelined kernel needs strided stage copies");
   extern __shared__ __align__(128) std::uint8_t smem[];
-  const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid & 31, warp = tid >> 5;
-  const int wm = warp / S::kWarpsN, wn = warp % S::kWarpsN;
-
-  const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
-  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n);
-  const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
+  const auto [tid, lane, wm, wn, m0, n0] = cta_place<S>(m, n);
 
   const std::uint32_t smem_base = smem_u32(smem);
   const int vcols = cols_padded / 2;
