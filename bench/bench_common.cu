@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 
 #if __has_include("ws_git_commit.h")
 #include "ws_git_commit.h"  // generated at build time by bench/cmake/git_commit.cmake
@@ -27,6 +29,8 @@ struct Nvml {
   using InitFn = int (*)();
   using ShutdownFn = int (*)();
   using ByPciFn = int (*)(const char*, Device*);
+  using ByIndexFn = int (*)(unsigned, Device*);
+  using CountFn = int (*)(unsigned*);
   using ClockFn = int (*)(Device, int, unsigned*);
   static constexpr int kClockSm = 1, kClockMem = 2;  // NVML_CLOCK_SM, NVML_CLOCK_MEM
 
@@ -39,12 +43,18 @@ struct Nvml {
     auto shutdown = reinterpret_cast<ShutdownFn>(dlsym(lib, "nvmlShutdown"));
     auto by_pci = reinterpret_cast<ByPciFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
     auto clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+    auto by_index = reinterpret_cast<ByIndexFn>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
+    auto count = reinterpret_cast<CountFn>(dlsym(lib, "nvmlDeviceGetCount_v2"));
     char bus[64] = {};
     if (init && shutdown && by_pci && clock && cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) == cudaSuccess &&
         init() == 0) {
       Device dev = nullptr;
       unsigned sm = 0, mem = 0;
-      if (by_pci(bus, &dev) == 0) {
+      bool found = by_pci(bus, &dev) == 0;
+      unsigned n = 0;
+      // One GPU in sight: it is ours, whatever the bus id format.
+      if (!found && by_index && count && count(&n) == 0 && n == 1) found = by_index(0, &dev) == 0;
+      if (found) {
         if (clock(dev, kClockSm, &sm) == 0) out[0] = sm;
         if (clock(dev, kClockMem, &mem) == 0) out[1] = mem;
       }
@@ -155,13 +165,15 @@ L2Flusher::L2Flusher(std::int64_t l2_bytes) {
   sink_ = gpu::DeviceBuffer<std::uint32_t>(1);
   WS_CUDA(cudaMemset(buf_.get(), 0, buf_.bytes()));
   WS_CUDA(cudaMemset(sink_.get(), 0, sink_.bytes()));
-}
-
-void L2Flusher::flush(cudaStream_t stream) {
+  WS_CUDA(cudaDeviceSynchronize());  // the memsets above run on the legacy stream
   int sms = 0, dev = 0;
   WS_CUDA(cudaGetDevice(&dev));
   WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  flush_read_kernel<<<sms * 4, 512, 0, stream>>>(buf_.get(), static_cast<std::int64_t>(buf_.size()), sink_.get());
+  blocks_ = static_cast<unsigned>(std::max(sms, 1) * 4);
+}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  flush_read_kernel<<<blocks_, 512, 0, stream>>>(buf_.get(), static_cast<std::int64_t>(buf_.size()), sink_.get());
   WS_CUDA(cudaGetLastError());
 }
 
@@ -202,6 +214,7 @@ Summary time_launches(const std::function<void(cudaStream_t)>& launch, const Tim
 double measure_copy_bandwidth(std::int64_t bytes, const TimingConfig& cfg, L2Flusher& flusher, cudaStream_t stream) {
   gpu::DeviceBuffer<std::uint8_t> src(static_cast<std::size_t>(bytes)), dst(static_cast<std::size_t>(bytes));
   WS_CUDA(cudaMemset(src.get(), 0x5a, src.bytes()));
+  WS_CUDA(cudaDeviceSynchronize());
   const Summary s = time_launches(
       [&](cudaStream_t st) {
         WS_CUDA(cudaMemcpyAsync(dst.get(), src.get(), src.bytes(), cudaMemcpyDeviceToDevice, st));
@@ -219,6 +232,16 @@ void require_device_memory(std::uint64_t need, const std::string& what) {
     throw Error(what + " needs " + std::to_string(need >> 20) + " MiB of device memory, but only " +
                 std::to_string(free_b >> 20) + " MiB of " + std::to_string(total_b >> 20) +
                 " MiB are free (512 MiB kept in reserve)");
+}
+
+std::unique_ptr<ResultWriter> open_results(const std::string& out, const DeviceInfo& d, const std::string& prefix,
+                                           const nlohmann::ordered_json& meta) {
+  const std::filesystem::path dir = std::filesystem::path(out) / sanitize_name(d.name);
+  const std::string stem = prefix + "_" + utc_timestamp_compact();
+  auto w = std::make_unique<ResultWriter>(dir, stem);
+  std::ofstream(dir / (stem + ".meta.json")) << meta.dump(2) << '\n';
+  std::fprintf(stderr, "# results: %s\n", w->csv_path().c_str());
+  return w;
 }
 
 nlohmann::ordered_json run_metadata(const DeviceInfo& d, double copy_gbps, const std::string& program,

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ class L2Flusher {
  private:
   gpu::DeviceBuffer<uint4> buf_;
   gpu::DeviceBuffer<std::uint32_t> sink_;
+  unsigned blocks_ = 0;
 };
 
 struct TimingConfig {
@@ -76,6 +78,10 @@ double measure_copy_bandwidth(std::int64_t bytes, const TimingConfig& cfg, L2Flu
 
 // Free device memory minus a safety margin; throws a clear Error if `need` bytes do not fit.
 void require_device_memory(std::uint64_t need, const std::string& what);
+
+// Opens OUT/<gpu name>/<prefix>_<UTC time>.{csv,jsonl} and writes the .meta.json beside them.
+std::unique_ptr<ResultWriter> open_results(const std::string& out, const DeviceInfo& d, const std::string& prefix,
+                                           const nlohmann::ordered_json& meta);
 
 // Prints the run header (GPU, clocks, versions, commit) on stderr and returns it as JSON.
 nlohmann::ordered_json run_metadata(const DeviceInfo& d, double copy_gbps, const std::string& program,

@@ -75,6 +75,8 @@ TEST_CASE("names and lists", "[csv]") {
   CHECK(parse_dims("28672x8192") == std::vector<std::int64_t>{28672, 8192});
   CHECK_THROWS_AS(parse_dims("12x"), Error);
   CHECK_THROWS_AS(parse_dims("12xa"), Error);
+  CHECK_NOTHROW(require_known({"a", "b"}, {"a", "b", "c"}, "kernel"));
+  CHECK_THROWS_AS(require_known({"a", "d"}, {"a", "b"}, "kernel"), Error);
 }
 
 TEST_CASE("parallel encoders equal the reference encoders on the whole matrix", "[gen]") {
@@ -83,7 +85,7 @@ TEST_CASE("parallel encoders equal the reference encoders on the whole matrix", 
       for (const int threads : {1, 3, 8}) {
         const analysis::PatternSpec spec{analysis::Pattern::exact_nnz, d, 0.0};
         const std::int64_t rows = 37, cols = 301;
-        const RowBlocks<half> m = generate_rows<half>(spec, rows, cols, 7, threads);
+        const RowBlocks<half> m = generate_blocks<half>(spec, rows, cols, 7, threads);
         // Reassemble the whole matrix and encode it with the reference encoders.
         SparseRows<half> whole;
         whole.cols = cols;
@@ -112,10 +114,21 @@ TEST_CASE("parallel encoders equal the reference encoders on the whole matrix", 
   }
 }
 
+TEST_CASE("generated blocks equal analysis::generate", "[gen]") {
+  for (const auto kind : {analysis::Pattern::exact_nnz, analysis::Pattern::bernoulli}) {
+    const analysis::PatternSpec spec{kind, 0.3, 0.0};
+    const auto whole = analysis::generate<half>(spec, 45, 70, 9);
+    const auto blocks = generate_blocks<half>(spec, 45, 70, 9, 5);
+    const auto csr = to_csr(blocks, 5);
+    CHECK(csr.col == whole.col);
+    CHECK(csr.val == whole.val);
+  }
+}
+
 TEST_CASE("generated matrices do not depend on the thread count", "[gen]") {
   const analysis::PatternSpec spec{analysis::Pattern::exact_nnz, 0.5, 0.0};
-  const auto a = to_csr(generate_rows<bfloat16>(spec, 100, 64, 3, 1), 1);
-  const auto b = to_csr(generate_rows<bfloat16>(spec, 100, 64, 3, 7), 7);
+  const auto a = to_csr(generate_blocks<bfloat16>(spec, 100, 64, 3, 1), 1);
+  const auto b = to_csr(generate_blocks<bfloat16>(spec, 100, 64, 3, 7), 7);
   CHECK(a.col == b.col);
   CHECK(a.val == b.val);
   CHECK(a.nnz() == 100 * 32);
@@ -123,7 +136,7 @@ TEST_CASE("generated matrices do not depend on the thread count", "[gen]") {
 
 TEST_CASE("oracle matches a direct double dot product", "[gen]") {
   const analysis::PatternSpec spec{analysis::Pattern::exact_nnz, 0.4, 0.0};
-  const auto m = generate_rows<half>(spec, 20, 50, 11, 4);
+  const auto m = generate_blocks<half>(spec, 20, 50, 11, 4);
   const auto x = random_vector<half>(50, 12);
   const auto o = spmv_oracle_parallel(m, x, 4);
   const auto dense = to_dense(m, 1);

@@ -178,6 +178,17 @@ inline std::vector<std::string> split_list(std::string_view s, char sep = ',') {
   return out;
 }
 
+// Throws unless every item of the list is one of `known` (names a misspelt --kernels entry).
+inline void require_known(const std::vector<std::string>& items, const std::vector<std::string>& known,
+                          const std::string& what) {
+  for (const auto& i : items) {
+    if (std::find(known.begin(), known.end(), i) != known.end()) continue;
+    std::string k;
+    for (const auto& n : known) k += (k.empty() ? "" : ", ") + n;
+    throw Error("unknown " + what + " '" + i + "' (expected one of: " + k + ")");
+  }
+}
+
 // "28672x8192" -> {28672, 8192}; "4096x4096x4096" -> three numbers.
 inline std::vector<std::int64_t> parse_dims(std::string_view s) {
   std::vector<std::int64_t> out;

@@ -28,7 +28,7 @@ T nonzero_normal(std::mt19937_64& rng, std::normal_distribution<float>& n) {
   return v;
 }
 
-constexpr std::uint64_t kValueStream = 1, kVectorStream = 2;
+constexpr std::uint64_t kVectorStream = 2;
 }  // namespace
 
 int default_threads() {
@@ -71,8 +71,8 @@ std::int64_t RowBlocks<T>::nnz() const {
 }
 
 template <class T>
-RowBlocks<T> generate_rows(const analysis::PatternSpec& spec, std::int64_t rows, std::int64_t cols,
-                           std::uint64_t seed, int threads) {
+RowBlocks<T> generate_blocks(const analysis::PatternSpec& spec, std::int64_t rows, std::int64_t cols,
+                             std::uint64_t seed, int threads) {
   require(rows >= 0 && cols >= 0 && cols <= kMaxCols, "bad shape for a generated matrix");
   RowBlocks<T> m;
   m.rows = rows;
@@ -83,16 +83,8 @@ RowBlocks<T> generate_rows(const analysis::PatternSpec& spec, std::int64_t rows,
   m.blocks.resize(static_cast<std::size_t>(nblocks));
   for (std::int64_t b = 0; b < nblocks; ++b) m.first_row.push_back(b * per_block);
   parallel_for(nblocks, threads, [&](std::int64_t b) {
-    SparseRows<T>& out = m.blocks[b];
-    out.cols = cols;
     const std::int64_t r0 = b * per_block, r1 = std::min(rows, r0 + per_block);
-    for (std::int64_t r = r0; r < r1; ++r) {
-      const auto idx = analysis::pattern_row(spec, cols, seed, r);
-      std::mt19937_64 rng(mix(seed, kValueStream, static_cast<std::uint64_t>(r)));
-      std::normal_distribution<float> n(0.0f, 1.0f);
-      for (const auto c : idx) out.push(c, nonzero_normal<T>(rng, n));
-      out.end_row();
-    }
+    m.blocks[b] = analysis::generate_rows<T>(spec, r0, r1, cols, seed);
   });
   return m;
 }
@@ -228,8 +220,8 @@ Oracle spmv_oracle_parallel(const RowBlocks<T>& m, const std::vector<T>& x, int 
 
 #define WS_GEN_INST(T)                                                                                        \
   template struct RowBlocks<T>;                                                                               \
-  template RowBlocks<T> generate_rows<T>(const analysis::PatternSpec&, std::int64_t, std::int64_t, std::uint64_t, \
-                                         int);                                                                \
+  template RowBlocks<T> generate_blocks<T>(const analysis::PatternSpec&, std::int64_t, std::int64_t,        \
+                                           std::uint64_t, int);                                               \
   template std::vector<T> random_vector<T>(std::int64_t, std::uint64_t);                                      \
   template Csr<T, std::int32_t> to_csr<T>(const RowBlocks<T>&, int);                                          \
   template Macko<T> to_macko<T>(const RowBlocks<T>&, const MackoParams&, int);                                \

@@ -1,10 +1,9 @@
 // Fast host-side construction of benchmark matrices: rows generated in parallel, encoded to
 // MACKO and CSR in parallel, plus the dense copy for cuBLAS and the double-precision oracle.
 //
-// Row r's column set is analysis::pattern_row(spec, cols, seed, r): the pattern library's own
-// per-row generator, so the pattern equals what analysis::generate would give. Its values come
-// from a per-row stream of ours (N(0, 1), rounded to T, redrawn when zero). Everything is a pure
-// function of (spec, shape, seed, row): the thread count changes nothing.
+// Blocks of rows come from analysis::generate_rows (the pattern library's per-row generator,
+// values included), so the matrix equals analysis::generate(spec, rows, cols, seed) whatever the
+// thread count or block size.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -31,8 +30,8 @@ struct RowBlocks {
 };
 
 template <class T>
-RowBlocks<T> generate_rows(const analysis::PatternSpec& spec, std::int64_t rows, std::int64_t cols,
-                           std::uint64_t seed, int threads);
+RowBlocks<T> generate_blocks(const analysis::PatternSpec& spec, std::int64_t rows, std::int64_t cols,
+                             std::uint64_t seed, int threads);
 
 // n values drawn from N(0, 1), rounded to T, never zero.
 template <class T>

@@ -36,7 +36,7 @@ void mm_roundtrip() {
   for (std::size_t k = 0; k < m.val.size(); ++k) {
     const float a = to_float(m.val[k]), b = to_float(back.val[k]);
     // NaN payloads are not kept by the text format; every other value keeps its bits (-0 too).
-    RC_ASSERT((std::isnan(a) && std::isnan(b)) || std::memcmp(&m.val[k], &back.val[k], sizeof(T)) == 0);
+    RC_ASSERT(((std::isnan(a) && std::isnan(b)) || std::memcmp(&m.val[k], &back.val[k], sizeof(T)) == 0));
   }
 }
 

@@ -25,38 +25,6 @@ std::string& current_property();  // name of the property being checked (for fai
 
 int scaled(int cases);
 
-template <class Testable>
-void ws_prop(const std::string& name, int cases, Testable&& testable) {
-  SECTION(name) {
-    rc::detail::TestParams params = rc::detail::configuration().testParams;
-    params.maxSuccess = scaled(cases);
-    // Each property gets its own stream, derived from the run's seed and its name, so that two
-    // properties do not draw the same sequence of cases; RC_PARAMS="seed=N" still replays all.
-    params.seed ^= std::hash<std::string>{}(name) * 0x9E3779B97F4A7C15ull;
-    rc::detail::TestMetadata meta;
-    meta.id = name;
-    meta.description = name;
-    current_property() = name;
-    const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), meta, params);
-    if (result.template is<rc::detail::SuccessResult>()) {
-      const auto& ok = result.template get<rc::detail::SuccessResult>();
-      cases_run() += static_cast<std::uint64_t>(ok.numSuccess);
-      if (!ok.distribution.empty()) {  // RC_TAG counts: evidence that the edge cases were hit
-        std::cout << "- " << name << "\n";
-        rc::detail::printResultMessage(result, std::cout);
-        std::cout << "\n";
-      }
-      SUCCEED(name);
-    } else {
-      std::ostringstream ss;
-      rc::detail::printResultMessage(result, ss);
-      ss << "\nreproduce: RC_PARAMS=\"seed=" << params.seed << "\" with the same test case and WS_RC_SCALE";
-      INFO(ss.str());
-      FAIL(name);
-    }
-  }
-}
-
 class FailureDump {
  public:
   FailureDump() : dir_(std::filesystem::path(WS_FAILURE_DIR) / sanitize(current_property())) {
@@ -83,13 +51,50 @@ class FailureDump {
   }
   std::string dir() const { return dir_.string(); }
 
- private:
+ public:
   static std::string sanitize(std::string s) {
     for (char& c : s)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     return s;
   }
+
+ private:
   std::filesystem::path dir_;
 };
+
+template <class Testable>
+void ws_prop(const std::string& name, int cases, Testable&& testable) {
+  SECTION(name) {
+    rc::detail::TestParams params = rc::detail::configuration().testParams;
+    params.maxSuccess = scaled(cases);
+    // Each property gets its own stream, derived from the run's seed and its name, so that two
+    // properties do not draw the same sequence of cases; RC_PARAMS="seed=N" still replays all.
+    params.seed ^= std::hash<std::string>{}(name) * 0x9E3779B97F4A7C15ull;
+    rc::detail::TestMetadata meta;
+    meta.id = name;
+    meta.description = name;
+    current_property() = name;
+    const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), meta, params);
+    if (result.template is<rc::detail::SuccessResult>()) {
+      const auto& ok = result.template get<rc::detail::SuccessResult>();
+      cases_run() += static_cast<std::uint64_t>(ok.numSuccess);
+      if (!ok.distribution.empty()) {  // RC_TAG counts: evidence that the edge cases were hit
+        std::cout << "- " << name << "\n";
+        rc::detail::printResultMessage(result, std::cout);
+        std::cout << "\n";
+      }
+      SUCCEED(name);
+    } else {
+      std::ostringstream ss;
+      rc::detail::printResultMessage(result, ss);
+      ss << "\nreproduce: RC_PARAMS=\"seed=" << rc_seed() << "\" with the same test case and WS_RC_SCALE";
+      const std::filesystem::path dir = std::filesystem::path(WS_FAILURE_DIR) / FailureDump::sanitize(name);
+      std::filesystem::create_directories(dir);
+      std::ofstream(dir / "rapidcheck.txt") << ss.str() << "\n";  // counterexample + reproduce string
+      INFO(ss.str());
+      FAIL(name);
+    }
+  }
+}
 
 }  // namespace warpsparse::proptest

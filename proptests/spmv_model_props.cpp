@@ -1,28 +1,20 @@
 // Warp models against the double oracle (decode to rows, multiply in double), within the fp32
 // forward-error bound of each row's accumulation chain (SpmvBound with macko_chain_length /
 // csr_chain_length, computed per row by check_spmv): every schedule (lane accumulators 1/2/4/8,
-// delta bits 1/2/4/8), value types fp16/bf16/fp32/int8, outputs fp16/bf16/fp32, alpha/beta
+// delta bits 1/2/4/8; with and without trailing padding and 64-bit row pointers), value types fp16/bf16/fp32/int8, outputs fp16/bf16/fp32, alpha/beta
 // including beta = 0 with NaN in y_old (must not leak). NaN/Inf matrix values must propagate as
 // in the oracle. The emulator must report no fault (misaligned or out-of-bounds load, inactive
 // lane read) for any case. On failure the case is written to ${build}/failures/.
 //
 // x is finite here on purpose: MACKO multiplies its padding zeros by x[col], so an Inf or NaN in
 // x under a padding element gives NaN where the sparse oracle does not (a dense GEMV would too).
-#include <random>
-
 #include "proptests/generators.hpp"
-#include "proptests/prop_support.hpp"
-#include "reference/models/csr_spmv_model.hpp"
-#include "reference/models/macko_spmv_model.hpp"
-#include "reference/models/spmv_check.hpp"
+#include "proptests/spmv_cases.hpp"
 
 using namespace warpsparse;
 using namespace warpsparse::proptest;
 
 namespace {
-
-template <class T>
-using XOf = std::conditional_t<std::is_same_v<T, std::int8_t>, half, T>;
 
 struct Epilogue {
   float alpha = 1, beta = 0;
@@ -35,89 +27,26 @@ Epilogue gen_epilogue() {
   return e;
 }
 
-template <class TX, class TY>
-void draw_vectors(std::uint64_t seed, std::int64_t cols, std::int64_t rows, float beta, std::vector<TX>& x,
-                  std::vector<TY>& y_old) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  x.resize(static_cast<std::size_t>(cols));
-  for (auto& v : x) v = from_float<TX>(u(rng));
-  y_old.resize(static_cast<std::size_t>(rows));
-  for (auto& v : y_old) v = from_float<TY>(u(rng));
-  // With beta = 0 y_old is never read: poison it so a leak shows as NaN.
-  if (beta == 0.0f)
-    for (auto& v : y_old) v = from_float<TY>(std::nanf(""));
-}
-
-template <class T, class TX, class TY>
-void dump(const SparseRows<T>& m, const std::vector<TX>& x, const std::vector<TY>& y, const std::vector<TY>& y_old,
-          float alpha, float beta, const std::string& what) {
-  FailureDump d;
-  d.matrix(m);
-  d.vector<TX>("x.txt", x);
-  d.vector<TY>("y_model.txt", y);
-  d.vector<TY>("y_old.txt", y_old);
-  d.vector("y_oracle.txt", spmv_oracle<T, TX, TY>(m, x, y_old, double(alpha), double(beta)));
-  d.note(what);
-}
-
 template <class T, class TY>
 void macko_property() {
-  using TX = XOf<T>;
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
   const macko::Schedule s = *gen_schedule().as("schedule");
   const Epilogue ep = gen_epilogue();
+  MackoParams p;  // neither option may change a product: trailing pads are zeros, 64-bit pointers same offsets
+  p.emit_trailing_padding = *rc::gen::arbitrary<bool>().as("emit_trailing_padding");
+  p.force_wide_row_pointers = *rc::gen::arbitrary<bool>().as("force_wide_row_pointers");
   RC_TAG(to_string(rec.family));
-  const SparseRows<T> m = build<T>(rec);
-  MackoParams p;
-  p.delta_bits = s.delta_bits;
-  const Macko<T> a = encode_macko(m, p);
-  std::vector<TX> x;
-  std::vector<TY> y_old;
-  draw_vectors(rec.seed, m.cols, m.rows, ep.beta, x, y_old);
-  std::vector<TY> y;
-  std::string fault;
-  try {
-    y = macko_spmv_model<T, TX, TY>(a, x, y_old, ep.alpha, ep.beta, s);
-  } catch (const warp::WarpFault& f) {
-    fault = f.what();
-  }
-  if (!fault.empty()) {
-    dump(m, x, std::vector<TY>(), y_old, ep.alpha, ep.beta, "emulator fault: " + fault);
-    RC_FAIL("emulator fault: " + fault);
-  }
-  const SparseRows<T> decoded = decode_macko(a);
-  const SpmvCheck c = check_spmv<T, TX, TY>(decoded, x, y_old, ep.alpha, ep.beta, y, [&](std::int64_t r) {
-    return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], s.delta_bits, s);
-  });
-  if (!c.ok()) dump(m, x, y, y_old, ep.alpha, ep.beta, "MACKO model vs oracle: " + c.first_failure);
-  RC_ASSERT(c.first_failure == "");
+  const std::string failure = macko_case<T, TY>(build<T>(rec), s, ep.alpha, ep.beta, rec.seed, p);
+  RC_ASSERT(failure == "");
 }
 
 template <class T, class TY>
 void csr_property() {
-  using TX = XOf<T>;
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
   const bool narrow = *rc::gen::arbitrary<bool>().as("16-bit column indices");
   const Epilogue ep = gen_epilogue();
-  const SparseRows<T> m = build<T>(rec);
-  std::vector<TX> x;
-  std::vector<TY> y_old;
-  draw_vectors(rec.seed, m.cols, m.rows, ep.beta, x, y_old);
-  std::vector<TY> y;
-  try {
-    if (narrow && m.cols <= 65536) y = csr_spmv_model<T, std::uint16_t, TX, TY>(encode_csr<T, std::uint16_t>(m), x, y_old, ep.alpha, ep.beta);
-    else y = csr_spmv_model<T, std::int32_t, TX, TY>(encode_csr<T>(m), x, y_old, ep.alpha, ep.beta);
-  } catch (const warp::WarpFault& f) {
-    dump(m, x, std::vector<TY>(), y_old, ep.alpha, ep.beta, std::string("emulator fault: ") + f.what());
-    RC_FAIL(std::string("emulator fault: ") + f.what());
-  }
-  const SparseRows<T> nz = m.without_zeros();
-  const SpmvCheck c = check_spmv<T, TX, TY>(nz, x, y_old, ep.alpha, ep.beta, y, [&](std::int64_t r) {
-    return csr_chain_length(nz.row_ptr[r + 1] - nz.row_ptr[r]);
-  });
-  if (!c.ok()) dump(m, x, y, y_old, ep.alpha, ep.beta, "CSR model vs oracle: " + c.first_failure);
-  RC_ASSERT(c.first_failure == "");
+  const std::string failure = csr_case<T, TY>(build<T>(rec), narrow, ep.alpha, ep.beta, rec.seed);
+  RC_ASSERT(failure == "");
 }
 
 }  // namespace
@@ -156,4 +85,27 @@ TEST_CASE("the check can fail: a perturbed output is caught") {
   CHECK_FALSE(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());
   y[0] = std::nanf("");
   CHECK_FALSE(check_spmv<float, float, float>(m, x, y_old, 1.0f, 0.0f, y, chain).ok());
+}
+
+TEST_CASE("MACKO model loads: one dense 256-element fp16 row is one 512-byte value load and one 128-byte delta load") {
+  SparseRows<half> m;
+  m.cols = 256;
+  for (int c = 0; c < 256; ++c) m.push(c, half(1.0f));
+  m.end_row();
+  const Macko<half> a = encode_macko(m);
+  REQUIRE(a.emitted() == 256);
+  const std::vector<half> x(256, half(0.5f));
+  const std::vector<float> y_old;
+  SpmvTraffic t;
+  macko::Schedule s;
+  const auto y = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s, &t);
+  CHECK(y[0] == 128.0f);
+  CHECK(t.values.instructions == 1);  // 8 fp16 per lane = one 16-byte vector
+  CHECK(t.values.bytes_requested == 512);
+  CHECK(t.values.sectors == 16);
+  CHECK(t.values.lines == 4);
+  CHECK(t.deltas.instructions == 1);  // 8 four-bit deltas per lane = one 32-bit word
+  CHECK(t.deltas.sectors == 4);
+  CHECK(t.row_ptr.bytes_requested == 8);
+  CHECK(t.x.instructions == 8);  // one gather per element slot
 }

@@ -40,7 +40,9 @@ TEST_CASE("shfl_up / shfl_down keep their own value when the source leaves the s
   for (int l = 0; l < 8; ++l) CHECK(dn3w8[l] == want_dn[l]);
   CHECK(shfl_down_sync(kFullMask, v, 31)[0] == 131);
   CHECK(shfl_down_sync(kFullMask, v, 31)[1] == 101);
-  CHECK(shfl_up_sync(kFullMask, v, 40) == v);
+  CHECK(shfl_up_sync(kFullMask, v, 31, 16) == v);  // delta >= width: every lane keeps its value
+  CHECK_THROWS_WITH(shfl_up_sync(kFullMask, v, 40), Catch::Contains("delta 40 >= 32"));  // guide and PTX disagree
+  CHECK_THROWS_AS(shfl_down_sync(kFullMask, v, 32), WarpFault);
 }
 
 TEST_CASE("shfl_xor may read lower segments but not higher ones") {
@@ -111,6 +113,11 @@ TEST_CASE("shuffles equal a per-lane specification for every width, delta and ma
     };
     run([&] { return shfl_sync(mask, v, src, width); },
         spec([&](int pos, int seg) { const int s = seg * width + src % width; return s == seg * width + pos ? -1 : s; }));
+    if (delta >= 32) {
+      RC_ASSERT_THROWS_AS(shfl_up_sync(mask, v, delta, width), WarpFault);
+      RC_ASSERT_THROWS_AS(shfl_down_sync(mask, v, delta, width), WarpFault);
+      return;
+    }
     run([&] { return shfl_up_sync(mask, v, delta, width); },
         spec([&](int pos, int seg) { return pos >= int(delta) && delta > 0 ? seg * width + pos - int(delta) : -1; }));
     run([&] { return shfl_down_sync(mask, v, delta, width); },

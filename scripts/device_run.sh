@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the device tool) over binaries built here and carried in .devpkg/:
 # GPU property tests, compute-sanitizer (memcheck, racecheck), then benchmarks.
-# Usage: scripts/device_run.sh [tests] [sanitize] [probe "ARGS"] [ncu "ARGS"] [bench "ARGS"] ...
+# Usage: scripts/device_run.sh [tests] [sanitize] [probe "ARGS"] [ncu "ARGS"] [bench_macko "ARGS"]
+#        [bench_sparse24 "ARGS"] ...   (results under results/<gpu>/ inside $OUT/device_logs.tgz)
 # Logs go to $OUT (or ./device_out when OUT is unset).
 set -u
 FINAL=${OUT:-$PWD/device_out}
@@ -9,7 +10,7 @@ FINAL=${OUT:-$PWD/device_out}
 # returns at most 8 files.
 OUT=$(mktemp -d)
 mkdir -p "$FINAL"
-trap 'tar -C "$OUT" -czf "$FINAL/device_logs.tgz" . ; cp "$OUT"/*.csv "$FINAL"/ 2>/dev/null || true' EXIT
+trap 'tar -C "$OUT" -czf "$FINAL/device_logs.tgz" .' EXIT
 PKG=$PWD/.devpkg
 export LD_LIBRARY_PATH=$PKG/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
@@ -43,12 +44,12 @@ while [ $# -gt 0 ]; do
           --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_lg.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed \
           > "$OUT/ncu_metrics.csv" 2>&1; cat "$OUT/ncu_metrics.csv" | cut -c1-400
       grep -E "Duration|DRAM Throughput|L1/TEX Cache Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Executed Ipc|Issue Slots Busy|Bank" "$OUT/ncu.log" | head -40 ;;
-    bench)
+    bench_macko|bench_sparse24)
       args=$1; shift
-      for b in "$PKG"/bin/ws_bench_macko "$PKG"/bin/ws_bench_sparse24; do
-        echo "== $(basename "$b") $args"
-        "$b" --out "$OUT/results" --threads 16 $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
-      done ;;
+      b="$PKG/bin/ws_${step}"
+      echo "== $(basename "$b") $args"
+      "$b" --out "$OUT/results" --threads 16 $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
+      tail -3 "$OUT/$(basename "$b").err" ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done

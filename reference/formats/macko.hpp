@@ -145,6 +145,8 @@ void Macko<T>::validate() const {
   require(row_ptr.size() == rows + 1, "row_ptr has " + std::to_string(row_ptr.size()) +
                                           " entries, expected rows + 1 = " + std::to_string(rows + 1));
   require(row_ptr[0] == 0, "row_ptr[0] = " + std::to_string(row_ptr[0]) + ", expected 0");
+  require(row_ptr.wide || padded_length() <= static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()),
+          "32-bit row pointers cannot address " + std::to_string(padded_length()) + " elements");
   require(padded_length() == macko::padded_length(emitted(), delta_bits),
           "values has " + std::to_string(padded_length()) + " elements, expected " +
               std::to_string(macko::padded_length(emitted(), delta_bits)) + " for " +

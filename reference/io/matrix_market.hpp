@@ -24,7 +24,7 @@
 namespace warpsparse::io {
 
 struct MatrixMarketLimits {
-  std::int64_t max_rows = std::int64_t{1} << 28;  // row_ptr alone is 8 B per row
+  std::int64_t max_rows = std::int64_t{1} << 24;  // row_ptr is 8 B per row; LLM weights have < 2^20 rows
   std::int64_t max_cols = kMaxCols;               // 32-bit column indices in every kernel
   std::int64_t max_dense_elements = std::int64_t{1} << 30;  // array format: values held in memory
 };

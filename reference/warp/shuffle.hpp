@@ -6,6 +6,8 @@
 //  - shfl_down: source = lane + delta; if that leaves the segment, the lane keeps its own value;
 //  - shfl_xor: source = lane XOR laneMask; a source above the segment's last lane returns the
 //    lane's own value (lower segments may be read);
+//  - shfl_up/shfl_down with delta >= 32 fault: the guide says the lane keeps its value, but PTX
+//    shfl.sync uses only bits [4:0] of delta (so 40 acts as 8); a model must not depend on either;
 //  - every lane named in `mask` must execute the call, and a lane that reads from a lane not in
 //    `mask` gets an undefined value: the emulator throws WarpFault naming both lanes.
 // Lanes outside `mask` keep their input value (they did not execute the shuffle).
@@ -58,8 +60,17 @@ Lanes<T> shfl_sync(std::uint32_t mask, const Lanes<T>& v, int src_lane, int widt
   return shfl_sync(mask, v, broadcast(src_lane), width);
 }
 
+namespace detail {
+inline void check_delta(unsigned delta, const char* op) {
+  if (delta >= static_cast<unsigned>(kWarpSize))
+    throw WarpFault(std::string(op) + ": delta " + std::to_string(delta) +
+                    " >= 32 (the guide keeps the value, PTX uses delta mod 32)");
+}
+}  // namespace detail
+
 template <class T>
 Lanes<T> shfl_up_sync(std::uint32_t mask, const Lanes<T>& v, unsigned delta, int width = kWarpSize) {
+  detail::check_delta(delta, "shfl_up_sync");
   return detail::shuffle(mask, v, width, "shfl_up_sync", [&](int l, int seg) {
     const int src = l - static_cast<int>(delta);
     return src < seg ? l : src;
@@ -69,6 +80,7 @@ Lanes<T> shfl_up_sync(std::uint32_t mask, const Lanes<T>& v, unsigned delta, int
 template <class T>
 Lanes<T> shfl_down_sync(std::uint32_t mask, const Lanes<T>& v, unsigned delta,
                         int width = kWarpSize) {
+  detail::check_delta(delta, "shfl_down_sync");
   return detail::shuffle(mask, v, width, "shfl_down_sync", [&](int l, int seg) {
     const int src = l + static_cast<int>(delta);
     return src >= seg + width ? l : src;

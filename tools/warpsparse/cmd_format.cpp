@@ -148,7 +148,7 @@ void print_arrays(const Macko<T>& m) {
 
 void report_verify(const VerifyResult& v) {
   if (!v.fault.empty()) throw Error("verify: emulator finding (WarpFault): " + v.fault);
-  fmt::print("verify         {} schedule(s): max |error| {:.3g}, max error/bound {:.3g}, {} row failure(s)\n",
+  fmt::print("verify         {} model run(s): max |error| {:.3g}, max error/bound {:.3g}, {} row failure(s)\n",
              v.schedules, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
   if (!v.check.ok()) throw Error("verify: model disagrees with the oracle: " + v.check.first_failure);
 }
@@ -159,20 +159,22 @@ void register_format_commands(CLI::App& app) {
   // encode
   {
     auto* c = app.add_subcommand("encode", "encode a MatrixMarket file into a MACKO file");
-    auto o = std::make_shared<FormatOptions>();
-    auto in = std::make_shared<std::string>();
-    auto out = std::make_shared<std::string>();
-    auto format = std::make_shared<std::string>("macko");
-    c->add_option("--format", *format, "storage format")->check(CLI::IsMember({"macko"}));
-    add_format_options(c, *o);
-    c->add_option("IN", *in, "MatrixMarket input")->required();
-    c->add_option("OUT", *out, "MACKO output file")->required();
-    c->callback([=] {
-      const AnyMacko m = encode_file(*in, *o);
-      io::write_macko_file(*out, m);
+    // Option storage must outlive parsing: it is owned by the callback (CLI11 binds references).
+    struct Args {
+      FormatOptions o;
+      std::string in, out, format = "macko";
+    };
+    auto args = std::make_shared<Args>();
+    c->add_option("--format", args->format, "storage format")->check(CLI::IsMember({"macko"}));
+    add_format_options(c, args->o);
+    c->add_option("IN", args->in, "MatrixMarket input")->required();
+    c->add_option("OUT", args->out, "MACKO output file")->required();
+    c->callback([args] {
+      const AnyMacko m = encode_file(args->in, args->o);
+      io::write_macko_file(args->out, m);
       std::visit([&](const auto& a) {
-        fmt::print("{}: {}x{}, nnz {}, emitted {}, effd {:.6g}\n", *out, a.rows, a.cols, a.nnz, a.emitted(),
-                   a.effective_density());
+        fmt::print("{}: {} {}x{}, nnz {}, emitted {}, effd {:.6g}\n", args->out, args->format, a.rows, a.cols, a.nnz,
+                   a.emitted(), a.effective_density());
       }, m);
     });
   }
@@ -258,7 +260,7 @@ void register_format_commands(CLI::App& app) {
         }
         fmt::print("demo           exact_nnz, seed {}\n", *seed);
         print_summary(a);
-        const VerifyResult v = verify_macko(a, *seed, {1});
+        const VerifyResult v = verify_macko(a, *seed, {1, 1, 1});  // three timed model runs
         report_verify(v);
         fmt::print("throughput     encoder {:.3g} nonzeros/s ({:.3g} matrix elements/s); warp model {:.3g} "
                    "stored elements/s (one core)\n",

@@ -27,7 +27,10 @@
 #include <vector>
 
 #include "analysis/patterns.hpp"
+#include "bench/bench_cli.hpp"
 #include "bench/bench_common.hpp"
+#include "bench/cublas_check.hpp"
+#include "bench/paper_shapes.hpp"
 #include "bench/matrix_gen.hpp"
 #include "kernels/csr_spmv.hpp"
 #include "reference/models/spmv_common.hpp"
@@ -36,6 +39,7 @@
 #endif
 #if WS_BENCH_HAVE_MACKO
 #include "kernels/macko_spmv.hpp"
+#include "reference/models/macko_spmv_model.hpp"  // macko_chain_length
 #endif
 
 using namespace warpsparse;
@@ -43,43 +47,26 @@ using namespace warpsparse::bench;
 
 namespace {
 
-// macko-paper.txt Appendix D: rows x cols of the benchmarked weight matrices.
-constexpr std::int64_t kPaperShapes[][2] = {
-    {4096, 4096},   {8192, 8192},   {8192, 29568},  {32000, 5120},  {32000, 8192},  {28672, 8192},
-    {5120, 5120},   {5120, 13824},  {3584, 20480},  {4096, 11008},  {13824, 5120},  {18944, 3584},
-    {14336, 4096},  {4096, 14336},  {8192, 28672},  {11008, 4096},  {32000, 4096},  {20480, 3584},
-    {3584, 18944},  {21504, 7168},  {7168, 7168},   {28672, 7168},  {7168, 28672},  {27648, 9216},
-    {9216, 9216},   {36864, 9216},  {9216, 36864},  {36864, 12288}, {12288, 12288}, {49152, 12288},
-    {12288, 49152}};
 constexpr const char* kQuickShapes = "4096x4096,12288x12288,28672x8192,36864x12288";
 constexpr const char* kQuickDensities = "1.0,0.7,0.5,0.3,0.1,0.05";
 constexpr const char* kFullDensities = "1.0,0.9,0.8,0.7,0.6,0.5,0.4,0.3,0.2,0.1,0.05";
 constexpr const char* kQuickPatternShapes = "12288x12288";
 
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cublasGetStatusString(s));
-}
 void check_cusparse(cusparseStatus_t s, const char* what) {
   if (s != CUSPARSE_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cusparseGetErrorString(s));
 }
-#define WS_CUBLAS(call) check_cublas((call), #call)
 #define WS_CUSPARSE(call) check_cusparse((call), #call)
 
-struct Options {
-  bool full = false;
+struct Options : CommonOptions {
   std::string shapes, densities, patterns = "all", pattern_shapes;
   double pattern_density = 0.5;
   std::string value_types = "fp16";
   std::string delta_bits = "4";
-  std::string warps_per_block, unroll_blocks, lane_accumulators;
+  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy";
   int csr_warps_per_block = 8;
-  int warmup = 100, iters = 200;
-  bool no_flush = false;
-  std::string out = "bench/results";
   int threads = default_threads();
-  std::uint64_t seed = 1;
-  bool dry_run = false, host_only = false;
+  bool host_only = false;
 };
 
 struct Case {
@@ -98,7 +85,7 @@ std::string fmt(const char* f, double v) {
 std::vector<std::array<std::int64_t, 2>> parse_shapes(const std::string& s) {
   std::vector<std::array<std::int64_t, 2>> out;
   if (s == "all" || s == "paper") {
-    for (const auto& p : kPaperShapes) out.push_back({p[0], p[1]});
+    for (const auto& p : kPaperShapes) out.push_back(p);
     return out;
   }
   for (const auto& item : split_list(s)) {
@@ -278,9 +265,36 @@ Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuf
   return m;
 }
 
-std::string schedule_str(int wpb, int unroll, int acc) {
-  return "wpb=" + std::to_string(wpb) + "/unroll=" + std::to_string(unroll) + "/acc=" + std::to_string(acc);
+#if WS_BENCH_HAVE_MACKO
+std::string schedule_str(const macko::Schedule& s) {
+  return "wpb=" + std::to_string(s.warps_per_block) + "/unroll=" + std::to_string(s.unroll_blocks) +
+         "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
+         "/bpsm=" + std::to_string(s.blocks_per_sm);
 }
+
+// The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
+// --prefetch and --blocks-per-sm lists; a list left empty keeps the default schedule's value.
+std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::Schedule& def) {
+  auto list = [](const std::string& s, int fallback, const char* what) {
+    return s.empty() ? std::vector<int>{fallback} : parse_ints(s, what);
+  };
+  std::vector<macko::Schedule> out;
+  for (const int wpb : list(o.warps_per_block, def.warps_per_block, "warps per block"))
+    for (const int un : list(o.unroll_blocks, def.unroll_blocks, "unroll blocks"))
+      for (const int acc : list(o.lane_accumulators, def.lane_accumulators, "lane accumulators"))
+        for (const int pf : list(o.prefetch, int(def.prefetch), "prefetch"))
+          for (const int bpsm : list(o.blocks_per_sm, def.blocks_per_sm, "blocks per SM")) {
+            macko::Schedule s = def;
+            s.warps_per_block = wpb;
+            s.unroll_blocks = un;
+            s.lane_accumulators = acc;
+            s.prefetch = pf != 0;
+            s.blocks_per_sm = bpsm;
+            out.push_back(s);
+          }
+  return out;
+}
+#endif
 
 // --- one case ------------------------------------------------------------------------------------
 template <class T>
@@ -296,27 +310,39 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   // Host side: generate, encode, oracle. Errors here (a pattern family not implemented yet)
   // skip the case.
   std::optional<RowBlocks<T>> m;
+  std::string phases;  // seconds per host phase, for the progress line
+  double last = 0;
+  auto phase = [&](const char* name) {
+    const double now = seconds();
+    phases += std::string(phases.empty() ? "" : ", ") + name + " " + fmt("%.1f", now - last);
+    last = now;
+  };
   try {
-    m = generate_rows<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads);
+    m = generate_blocks<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads);
   } catch (const Error& e) {
     std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), e.what());
     return;
   }
+  phase("generate");
   const std::int64_t nnz = m->nnz();
   const std::vector<T> x = random_vector<T>(c.cols, case_seed(o.seed, c) ^ 0x5851F42D4C957F2Dull);
   const Oracle oracle = spmv_oracle_parallel(*m, x, o.threads);
+  phase("oracle");
   const bool csr_fits = nnz <= std::numeric_limits<std::int32_t>::max();
   std::optional<Csr<T, std::int32_t>> csr;
   if ((ctx.want("cusparse_csr") || ctx.want("csr_warp")) && csr_fits) csr = to_csr(*m, o.threads);
+  phase("csr");
   std::vector<T> dense;
   if (ctx.want("cublas_gemv")) dense = to_dense(*m, o.threads);
+  phase("dense");
   std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
   std::vector<Macko<T>> mackos;
   if (ctx.want("macko") || ctx.want("copy"))
     for (const int db : dbs) mackos.push_back(to_macko(*m, MackoParams{db}, o.threads));
+  phase("macko");
   m.reset();
-  const double host_s = seconds();
-  std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s\n", label.c_str(), static_cast<long long>(nnz), host_s);
+  std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s (%s)\n", label.c_str(), static_cast<long long>(nnz), seconds(),
+               phases.c_str());
   if (o.host_only) return;
 
   // Device memory: everything below at once, as a conservative estimate.
@@ -332,11 +358,10 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   gpu::DeviceBuffer<T> x_d(x);
   gpu::DeviceBuffer<T> y_d(static_cast<std::size_t>(c.rows));
   std::vector<Measured> results;
-  const std::int64_t cols = c.cols;
   // Vendor kernels: any summation order, and tensor-core accumulation may truncate: 2(n + 2).
   auto vendor_chain = [&](std::int64_t r) { return 2 * (oracle.row_nnz[r] + 2); };
-  // Ours: a lane's fma chain covers at most cols/32 + 8 elements, then <= 3 + 5 additions.
-  auto ours_chain = [cols](std::int64_t) { return (cols + 31) / 32 + 16; };
+  // Our CSR kernel: one lane's fma chain over ceil(n/32) elements, then the 5-step butterfly.
+  auto csr_chain = [&](std::int64_t r) { return (oracle.row_nnz[r] + 31) / 32 + 5; };
 
   if (ctx.want("cublas_gemv")) {
     gpu::DeviceBuffer<T> a_d(dense);
@@ -393,7 +418,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       gpu::CsrSchedule sched;
       sched.warps_per_block = o.csr_warps_per_block;
       auto launch = [&](cudaStream_t s) { gpu::csr_spmv<T, T>(csr_d, x_d.get(), y_d.get(), alpha, beta, sched, s); };
-      Measured r = verify_and_time<T>(ctx, "csr_warp", y_d, oracle, ours_chain, launch);
+      Measured r = verify_and_time<T>(ctx, "csr_warp", y_d, oracle, csr_chain, launch);
       r.schedule = "wpb=" + std::to_string(sched.warps_per_block);
       r.bytes = csr_d.bytes() + vec_bytes;
       results.push_back(r);
@@ -407,38 +432,33 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
 #if WS_BENCH_HAVE_MACKO
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
-      const macko::Schedule def = gpu::default_schedule(mk.delta_bits);
-      const auto wpbs = o.warps_per_block.empty() ? std::vector<int>{def.warps_per_block} : parse_ints(o.warps_per_block, "warps per block");
-      const auto unrolls = o.unroll_blocks.empty() ? std::vector<int>{def.unroll_blocks} : parse_ints(o.unroll_blocks, "unroll blocks");
-      const auto accs = o.lane_accumulators.empty() ? std::vector<int>{def.lane_accumulators} : parse_ints(o.lane_accumulators, "lane accumulators");
-      for (const int wpb : wpbs)
-        for (const int un : unrolls)
-          for (const int acc : accs) {
-            macko::Schedule s = def;
-            s.warps_per_block = wpb;
-            s.unroll_blocks = un;
-            s.lane_accumulators = acc;
-            const std::string ss = schedule_str(wpb, un, acc);
-            if (!s.valid()) {
-              std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());
-              continue;
-            }
-            auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, x_d.get(), y_d.get(), alpha, beta, s, st); };
-            try {
-              Measured r = verify_and_time<T>(ctx, "macko", y_d, oracle, ours_chain, launch);
-              r.schedule = ss;
-              r.delta_bits = mk.delta_bits;
-              r.bytes = dm.bytes() + vec_bytes;
-              r.effective_density = mk.effective_density();
-              results.push_back(r);
-            } catch (const Error& e) {
-              // A schedule the kernel does not compile: report once, go on.
-              if (!ctx.warned[ss + std::to_string(mk.delta_bits)])
-                std::fprintf(stderr, "  macko db=%d %s skipped: %s\n", mk.delta_bits, ss.c_str(), e.what());
-              ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
-              WS_CUDA(cudaStreamSynchronize(ctx.stream));
-            }
-          }
+      for (const macko::Schedule& s : schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits))) {
+        const std::string ss = schedule_str(s);
+        if (!s.valid()) {
+          std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());
+          continue;
+        }
+        auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, x_d.get(), y_d.get(), alpha, beta, s, st); };
+        // The model's own chain length for the row's stored elements (padding included).
+        std::vector<std::int64_t> chains(static_cast<std::size_t>(c.rows));
+        for (std::int64_t r = 0; r < c.rows; ++r)
+          chains[r] = macko_chain_length(mk.row_ptr[r + 1] - mk.row_ptr[r], mk.delta_bits, s);
+        const std::function<std::int64_t(std::int64_t)> macko_chain = [&chains](std::int64_t r) { return chains[r]; };
+        try {
+          Measured r = verify_and_time<T>(ctx, "macko", y_d, oracle, macko_chain, launch);
+          r.schedule = ss;
+          r.delta_bits = mk.delta_bits;
+          r.bytes = dm.bytes() + vec_bytes;
+          r.effective_density = mk.effective_density();
+          results.push_back(r);
+        } catch (const Error& e) {
+          // A schedule the kernel does not compile: report once, go on.
+          if (!ctx.warned[ss + std::to_string(mk.delta_bits)])
+            std::fprintf(stderr, "  macko db=%d %s skipped: %s\n", mk.delta_bits, ss.c_str(), e.what());
+          ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
+          WS_CUDA(cudaStreamSynchronize(ctx.stream));
+        }
+      }
     }
 #else
     if (ctx.want("macko") && !ctx.warned["macko"]) {
@@ -451,6 +471,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       const std::size_t half_bytes = std::max<std::uint64_t>(bytes / 2, 16);
       gpu::DeviceBuffer<std::uint8_t> src(half_bytes), dst(half_bytes);
       WS_CUDA(cudaMemset(src.get(), 0x3c, half_bytes));
+      WS_CUDA(cudaDeviceSynchronize());
       Measured r;
       r.kernel = "copy";
       r.bytes = 2 * half_bytes;
@@ -529,11 +550,11 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
 int main(int argc, char** argv) {
   CLI::App app{"ws_bench_macko: MACKO SpMV vs cuBLAS GEMV, cuSPARSE CSR, our CSR kernel and a D2D copy"};
   Options o;
-  bool quick = false;
-  app.add_flag("--quick", quick, "quick subset (default): shapes " + std::string(kQuickShapes) + ", densities " +
-                                     kQuickDensities + ", pattern families on " + kQuickPatternShapes);
-  app.add_flag("--full", o.full, "all 31 shapes of macko-paper.txt Appendix D, densities " + std::string(kFullDensities) +
-                                     ", pattern families on the quick shapes");
+  add_common_options(app, o,
+                     std::string("shapes ") + kQuickShapes + ", densities " + kQuickDensities +
+                         ", pattern families on " + kQuickPatternShapes,
+                     "all 31 shapes of macko-paper.txt Appendix D, densities " + std::string(kFullDensities) +
+                         ", pattern families on the quick shapes");
   app.add_option("--shapes", o.shapes, "ROWSxCOLS list, or 'paper' for all 31");
   app.add_option("--densities", o.densities, "densities of the exact-nnz uniform pattern");
   app.add_option("--patterns", o.patterns, "pattern families run at --pattern-density: 'all', 'none' or a list")
@@ -545,21 +566,13 @@ int main(int argc, char** argv) {
   app.add_option("--warps-per-block", o.warps_per_block, "MACKO schedules: list swept (default: the kernel's)");
   app.add_option("--unroll-blocks", o.unroll_blocks, "MACKO schedules: list swept");
   app.add_option("--lane-accumulators", o.lane_accumulators, "MACKO schedules: list swept");
+  app.add_option("--prefetch", o.prefetch, "MACKO schedules: 0,1 (software prefetch of the next group)");
+  app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
   app.add_option("--kernels", o.kernels, "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy")->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed launches before timing (>= 100 for reported numbers)")->capture_default_str();
-  app.add_option("--iters", o.iters, "timed launches (>= 200 for reported numbers)")->capture_default_str();
-  app.add_flag("--no-flush", o.no_flush, "do not flush L2 between timed launches (warm-cache numbers)");
-  app.add_option("--out", o.out, "results go to OUT/<gpu name>/")->capture_default_str();
   app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();
-  app.add_option("--seed", o.seed, "base seed (each case derives its own)")->capture_default_str();
-  app.add_flag("--dry-run", o.dry_run, "list the cases and exit");
   app.add_flag("--host-only", o.host_only, "generate, encode and compute the oracle only (no GPU; timing of the host side)");
   CLI11_PARSE(app, argc, argv);
-  if (quick && o.full) {
-    std::fprintf(stderr, "error: --quick and --full exclude each other\n");
-    return 2;
-  }
 
   try {
     if (o.shapes.empty()) o.shapes = o.full ? "paper" : kQuickShapes;
@@ -568,6 +581,7 @@ int main(int argc, char** argv) {
     // speed, which four shapes answer; the density sweep is what covers all 31.
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
+    require_known(split_list(o.kernels), {"cublas_gemv", "cusparse_csr", "csr_warp", "macko", "copy"}, "kernel");
     const std::vector<Case> cases = build_cases(o);
     const auto vts = split_list(o.value_types);
     for (const auto& v : vts) require(v == "fp16" || v == "bf16", "value type must be fp16 or bf16, got '" + v + "'");
@@ -602,7 +616,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "# note: warmup %d / iters %d are below the 100 / 200 the method asks for reported numbers\n",
                    o.warmup, o.iters);
     ctx.dev = query_device_info(0);
-    ctx.timing = TimingConfig{o.warmup, o.iters, !o.no_flush};
+    ctx.timing = o.timing();
     ctx.flusher = std::make_unique<L2Flusher>(ctx.dev.l2_bytes);
     WS_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
     WS_CUBLAS(cublasCreate(&ctx.cublas));
@@ -613,9 +627,7 @@ int main(int argc, char** argv) {
     ctx.copy_gbps = measure_copy_bandwidth(std::int64_t{1} << 30, TimingConfig{10, 50, true}, *ctx.flusher, ctx.stream);
     ctx.commit = git_commit();
     ctx.timestamp = utc_timestamp();
-    std::string args;
-    for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
-    auto meta = run_metadata(ctx.dev, ctx.copy_gbps, "ws_bench_macko", args);
+    auto meta = run_metadata(ctx.dev, ctx.copy_gbps, "ws_bench_macko", command_line(argc, argv));
     int cublas_ver = 0, cusparse_ver = 0;
     cublasGetVersion(ctx.cublas, &cublas_ver);
     cusparseGetVersion(ctx.cusparse, &cusparse_ver);
@@ -626,11 +638,7 @@ int main(int argc, char** argv) {
     meta["macko_built"] = bool(WS_BENCH_HAVE_MACKO);
     meta["oracle"] = "double precision on the host over every row; pass iff every element is finite and within the "
                      "fp32 forward error bound of its row";
-    const std::filesystem::path dir = std::filesystem::path(o.out) / sanitize_name(ctx.dev.name);
-    const std::string stem = "macko_" + utc_timestamp_compact();
-    ctx.writer = std::make_unique<ResultWriter>(dir, stem);
-    std::ofstream(dir / (stem + ".meta.json")) << meta.dump(2) << '\n';
-    std::fprintf(stderr, "# results: %s\n", ctx.writer->csv_path().c_str());
+    ctx.writer = open_results(o.out, ctx.dev, "macko", meta);
 
     std::size_t i = 0, errors = 0;
     for (const auto& c : cases)
