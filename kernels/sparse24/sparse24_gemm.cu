@@ -217,10 +217,11 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 
 // The same schedule (layouts, copies, fragments) as sparse24_gemm_kernel, issued in a software
 // pipeline so the tensor pipe never waits on the barrier or on shared memory:
-//   * fragments of the first k32 step of K tile kt+1 (and its metadata) are loaded right after the
-//     barrier of iteration kt, while the mma.sp of the second k32 step of tile kt are issued;
-//     the second step's fragments are loaded before the first step's mma.sp. One barrier per K tile,
-//     after which every warp has finished reading stage kt (both steps' fragments are in registers).
+//   * one barrier per K tile, inside the second k32 step after its last B ldmatrix: every warp has
+//     then finished reading stage kt, and tile kt+1 is published; the first fragments of tile
+//     kt+1 (metadata, A, the first kLead B columns) are loaded right after it, under the step's
+//     last kLead columns of mma.sp. Likewise the second step's A and first B columns are loaded
+//     under the first step's last columns; the other B columns stream kLead columns ahead.
 //   * so stage kt-1 is free at the top of iteration kt (all warps passed iteration kt-1's barrier
 //     after their last read of it): its refill (tile kt+S-1) is issued first, overlapping the
 //     barrier wait of this iteration.
