@@ -119,6 +119,16 @@ __device__ __forceinline__ void store_acc(const float (&acc)[S::kMmaM][S::kMmaN]
     }
 }
 
+template <class S>
+__device__ __forceinline__ void zero_acc(float (&acc)[S::kMmaM][S::kMmaN][4]) {
+#pragma unroll
+  for (int mi = 0; mi < S::kMmaM; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < S::kMmaN; ++ni)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.f;
+}
+
 // This thread's place: thread and lane index, warp row / column in the CTA, CTA tile origin.
 struct CtaPlace {
   int tid, lane, wm, wn, m0, n0;
@@ -169,12 +179,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
   };
 
   float acc[S::kMmaM][S::kMmaN][4];
-#pragma unroll
-  for (int mi = 0; mi < S::kMmaM; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < S::kMmaN; ++ni)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.f;
+  zero_acc<S>(acc);
 
 #pragma unroll
   for (int s = 0; s < S::kStages - 1; ++s) {
@@ -294,12 +299,7 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
   };
 
   float acc[S::kMmaM][S::kMmaN][4];
-#pragma unroll
-  for (int mi = 0; mi < S::kMmaM; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < S::kMmaN; ++ni)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.f;
+  zero_acc<S>(acc);
 
 #pragma unroll
   for (int s = 0; s < S::kStages - 1; ++s) {
