@@ -39,7 +39,10 @@ std::unique_ptr<Gemm24Kernel> make_cusparselt_kernel(bool search, std::string& w
 std::string cusparselt_description();  // where it was loaded from, and its version
 
 // HOOK: the warpsparse 2:4 kernels (sparse24_hook.cpp), one per tile name in the list
-// ("large", "large_deep", "small", "hopper" — the experimental sm_90a wgmma.sp kernel).
+// ("large", "large_deep", "small", "hopper" — the experimental sm_90a wgmma.sp kernel — and the
+// pipelined mma.sp tiles listed by warpsparse_gemm24_tile_keys()).
 std::vector<std::unique_ptr<Gemm24Kernel>> make_warpsparse_gemm24_kernels(const std::string& tiles);
+// Every tile name make_warpsparse_gemm24_kernels accepts (the *_pipe ones: sparse24_launch.hpp).
+std::vector<std::string> warpsparse_gemm24_tile_keys();
 
 }  // namespace warpsparse::bench

@@ -279,7 +279,9 @@ int main(int argc, char** argv) {
   app.add_option("--tokens", o.tokens, "token counts N for the weight shapes");
   app.add_option("--kernels", o.kernels, "subset of cublas_dense,cusparselt,warpsparse")->capture_default_str();
   app.add_option("--ws-tiles", o.ws_tiles,
-                 "warpsparse 2:4 kernel configurations: large, large_deep, small, hopper (experimental wgmma.sp)")
+                 "warpsparse 2:4 kernel configurations: large, large_deep, small, hopper (experimental wgmma.sp), "
+                 "and the pipelined mma.sp ones: large_pipe, large_deep_pipe, small_pipe, small3_pipe, "
+                 "small_w32_pipe, tall_pipe, tall_deep_pipe, large_pipe_spread, small_pipe_spread, tall_pipe_spread")
       ->capture_default_str();
   app.add_flag("--no-search", o.no_search, "skip cusparseLtMatmulSearch (use the default configuration)");
   app.add_option("--sample-rows", o.sample_rows, "rows of C checked against the double oracle")->capture_default_str();
@@ -293,7 +295,7 @@ int main(int argc, char** argv) {
     if (o.tokens.empty()) o.tokens = o.full ? kFullTokens : kQuickTokens;
     require(o.sample_rows >= 2 && o.sample_cols >= 2, "--sample-rows and --sample-cols must be >= 2");
     require_known(split_list(o.kernels), {"cublas_dense", "cusparselt", "warpsparse"}, "kernel");
-    require_known(split_list(o.ws_tiles), {"large", "large_deep", "small", "hopper"}, "--ws-tiles entry");
+    require_known(split_list(o.ws_tiles), warpsparse_gemm24_tile_keys(), "--ws-tiles entry");
     const auto cases = build_cases(o);
     std::fprintf(stderr, "# %zu cases, warmup %d, iters %d, L2 flush %s\n", cases.size(), o.warmup, o.iters,
                  o.no_flush ? "off" : "on");

@@ -19,6 +19,29 @@ namespace {
 
 namespace s24 = warpsparse::sparse24;
 
+// --ws-tiles keys, the kernels they select and their result names (the first four as before).
+struct TileKey {
+  const char* key;
+  s24::gpu::Tile tile;
+  const char* name;
+};
+constexpr TileKey kTileKeys[] = {
+    {"large", s24::gpu::Tile::kLarge, "warpsparse_mma_sp"},
+    {"large_deep", s24::gpu::Tile::kLargeDeep, "warpsparse_mma_sp_s4"},
+    {"small", s24::gpu::Tile::kSmall, "warpsparse_mma_sp_small"},
+    {"hopper", s24::gpu::Tile::kHopper, "warpsparse_wgmma_sp"},
+    {"large_pipe", s24::gpu::Tile::kLargePipe, "warpsparse_mma_sp_large_pipe"},
+    {"large_deep_pipe", s24::gpu::Tile::kLargeDeepPipe, "warpsparse_mma_sp_large_deep_pipe"},
+    {"small_pipe", s24::gpu::Tile::kSmallPipe, "warpsparse_mma_sp_small_pipe"},
+    {"small3_pipe", s24::gpu::Tile::kSmall3Pipe, "warpsparse_mma_sp_small3_pipe"},
+    {"small_w32_pipe", s24::gpu::Tile::kSmallW32Pipe, "warpsparse_mma_sp_small_w32_pipe"},
+    {"tall_pipe", s24::gpu::Tile::kTallPipe, "warpsparse_mma_sp_tall_pipe"},
+    {"tall_deep_pipe", s24::gpu::Tile::kTallDeepPipe, "warpsparse_mma_sp_tall_deep_pipe"},
+    {"large_pipe_spread", s24::gpu::Tile::kLargePipeSpread, "warpsparse_mma_sp_large_pipe_spread"},
+    {"small_pipe_spread", s24::gpu::Tile::kSmallPipeSpread, "warpsparse_mma_sp_small_pipe_spread"},
+    {"tall_pipe_spread", s24::gpu::Tile::kTallPipeSpread, "warpsparse_mma_sp_tall_pipe_spread"},
+};
+
 // mma.sp (or the experimental wgmma.sp) kernel with one tile configuration. prepare() copies A to
 // the host and compresses it with the reference encoder (values + ordered metadata), then
 // uploads it: seconds for the largest weights, untimed.
@@ -26,12 +49,8 @@ class Sparse24Kernel final : public Gemm24Kernel {
  public:
   explicit Sparse24Kernel(s24::gpu::Tile tile) : tile_(tile) {}
   std::string name() const override {
-    switch (tile_) {
-      case s24::gpu::Tile::kLarge: return "warpsparse_mma_sp";
-      case s24::gpu::Tile::kLargeDeep: return "warpsparse_mma_sp_s4";
-      case s24::gpu::Tile::kSmall: return "warpsparse_mma_sp_small";
-      case s24::gpu::Tile::kHopper: return "warpsparse_wgmma_sp";
-    }
+    for (const auto& k : kTileKeys)
+      if (k.tile == tile_) return k.name;
     return "warpsparse_?";
   }
   void prepare(const Gemm24Problem& p, cudaStream_t stream) override {
@@ -62,13 +81,21 @@ class Sparse24Kernel final : public Gemm24Kernel {
 std::vector<std::unique_ptr<Gemm24Kernel>> make_warpsparse_gemm24_kernels(const std::string& tiles) {
   std::vector<std::unique_ptr<Gemm24Kernel>> v;
   for (const auto& t : split_list(tiles)) {
-    if (t == "large") v.push_back(std::make_unique<Sparse24Kernel>(s24::gpu::Tile::kLarge));
-    else if (t == "large_deep") v.push_back(std::make_unique<Sparse24Kernel>(s24::gpu::Tile::kLargeDeep));
-    else if (t == "small") v.push_back(std::make_unique<Sparse24Kernel>(s24::gpu::Tile::kSmall));
-    else if (t == "hopper") v.push_back(std::make_unique<Sparse24Kernel>(s24::gpu::Tile::kHopper));
-    else throw Error("unknown 2:4 tile '" + t + "' (expected large, large_deep, small, hopper)");
+    bool found = false;
+    for (const auto& k : kTileKeys)
+      if (t == k.key) {
+        v.push_back(std::make_unique<Sparse24Kernel>(k.tile));
+        found = true;
+      }
+    require(found, "unknown 2:4 tile '" + t + "'");
   }
   return v;
+}
+
+std::vector<std::string> warpsparse_gemm24_tile_keys() {
+  std::vector<std::string> keys;
+  for (const auto& k : kTileKeys) keys.emplace_back(k.key);
+  return keys;
 }
 
 }  // namespace warpsparse::bench

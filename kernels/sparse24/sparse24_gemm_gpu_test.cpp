@@ -5,17 +5,19 @@
 //      group, both selectors, bf16 and fp16; integer data, so hardware and model must agree exactly.
 //   2. gemm: the kernel against the double oracle within the derived bound
 //      (reference/models/sparse24_gemm_model.hpp: ErrorBound) on fresh random data over fixed and
-//      random ragged shapes, both tiles, bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
+//      random ragged shapes, every mma.sp tile (kMmaSpTiles), bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
 //      the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
 //   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
 //   4. --hopper (sm_90 only): the experimental wgmma.sp kernel (Tile::kHopper) on the same checks;
 //      its results are reported in their own summary line.
-// Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper.
+// Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper, --tile SUBSTR (only the
+// mma.sp tiles whose name contains SUBSTR, in the checks and in --perf).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -272,20 +274,44 @@ int gemm_case(const Shape& sh, s24::gpu::Tile tile, std::mt19937& rng) {
   return ok ? 0 : 1;
 }
 
+// Every mma.sp configuration: the plain kernel's tiles, then the software-pipelined ones.
+constexpr s24::gpu::Tile kMmaSpTiles[] = {
+    s24::gpu::Tile::kLarge,         s24::gpu::Tile::kLargeDeep,  s24::gpu::Tile::kSmall,
+    s24::gpu::Tile::kLargePipe,     s24::gpu::Tile::kLargeDeepPipe, s24::gpu::Tile::kSmallPipe,
+    s24::gpu::Tile::kSmall3Pipe,    s24::gpu::Tile::kSmallW32Pipe,  s24::gpu::Tile::kTallPipe,
+    s24::gpu::Tile::kTallDeepPipe,  s24::gpu::Tile::kLargePipeSpread, s24::gpu::Tile::kSmallPipeSpread,
+    s24::gpu::Tile::kTallPipeSpread,
+};
+
+// --tile SUBSTR keeps the mma.sp tiles whose name contains SUBSTR (e.g. "pipe", "256x128").
+std::string g_tile_filter;
+bool tile_selected(s24::gpu::Tile t) { return s24::gpu::to_string(t).find(g_tile_filter) != std::string::npos; }
+
 int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   using s24::gpu::Tile;
   int fails = 0;
   if (all_combos) {
-    for (Tile tile : {Tile::kLarge, Tile::kLargeDeep, Tile::kSmall}) {
+    for (Tile tile : kMmaSpTiles) {
+      if (!tile_selected(tile)) continue;
       fails += gemm_case<ws::bfloat16, float>(sh, tile, rng);
       fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, tile, rng);
       fails += gemm_case<ws::half, float>(sh, tile, rng);
       fails += gemm_case<ws::half, ws::half>(sh, tile, rng);
     }
   } else {
-    fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLarge, rng);
-    fails += gemm_case<ws::half, float>(sh, Tile::kSmall, rng);
-    fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargeDeep, rng);
+    if (tile_selected(Tile::kLarge)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLarge, rng);
+    if (tile_selected(Tile::kSmall)) fails += gemm_case<ws::half, float>(sh, Tile::kSmall, rng);
+    if (tile_selected(Tile::kLargeDeep)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargeDeep, rng);
+    if (tile_selected(Tile::kLargePipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kLargePipe, rng);
+    if (tile_selected(Tile::kLargeDeepPipe)) fails += gemm_case<ws::half, ws::half>(sh, Tile::kLargeDeepPipe, rng);
+    if (tile_selected(Tile::kSmallPipe)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kSmallPipe, rng);
+    if (tile_selected(Tile::kSmall3Pipe)) fails += gemm_case<ws::half, float>(sh, Tile::kSmall3Pipe, rng);
+    if (tile_selected(Tile::kSmallW32Pipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallW32Pipe, rng);
+    if (tile_selected(Tile::kTallPipe)) fails += gemm_case<ws::half, float>(sh, Tile::kTallPipe, rng);
+    if (tile_selected(Tile::kTallDeepPipe)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kTallDeepPipe, rng);
+    if (tile_selected(Tile::kLargePipeSpread)) fails += gemm_case<ws::half, float>(sh, Tile::kLargePipeSpread, rng);
+    if (tile_selected(Tile::kSmallPipeSpread)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallPipeSpread, rng);
+    if (tile_selected(Tile::kTallPipeSpread)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kTallPipeSpread, rng);
   }
   return fails;
 }
@@ -300,7 +326,9 @@ void perf_section(std::mt19937& rng, bool hopper) {
     const auto da = s24::gpu::upload(s24::compress<T>(dense, m, k));
     DeviceBuffer<T> db(random_values<T>(static_cast<std::size_t>(k) * n, rng));
     DeviceBuffer<T> dc(static_cast<std::size_t>(m) * n);
-    std::vector<s24::gpu::Tile> tiles = {s24::gpu::Tile::kLarge, s24::gpu::Tile::kLargeDeep, s24::gpu::Tile::kSmall};
+    std::vector<s24::gpu::Tile> tiles;
+    for (auto t : kMmaSpTiles)
+      if (tile_selected(t)) tiles.push_back(t);
     if (hopper) tiles.push_back(s24::gpu::Tile::kHopper);
     for (auto tile : tiles) {
       cudaEvent_t e0, e1;
@@ -319,8 +347,16 @@ void perf_section(std::mt19937& rng, bool hopper) {
       }
       std::sort(ms.begin(), ms.end());
       const double med = ms[ms.size() / 2];
-      std::printf("PERF bf16->bf16 tile=%s %dx%dx%d median %.3f ms = %.1f TFLOP/s (2MNK; L2 not flushed)\n",
-                  s24::gpu::to_string(tile).c_str(), m, n, k, med, 2.0 * m * n * k / (med * 1e-3) / 1e12);
+      std::string resources;
+      if (tile != s24::gpu::Tile::kHopper) {
+        const auto info = s24::gpu::kernel_info(tile, s24::gpu::Elem::kBf16, s24::gpu::Elem::kBf16);
+        resources = " [regs=" + std::to_string(info.registers) + " local=" + std::to_string(info.local_bytes) +
+                    "B smem=" + std::to_string(info.smem_bytes / 1024) + "KB threads=" + std::to_string(info.threads) +
+                    " ctas/SM=" + std::to_string(info.ctas_per_sm) + "]";
+      }
+      std::printf("PERF bf16->bf16 tile=%s %dx%dx%d median %.3f ms = %.1f TFLOP/s (2MNK; L2 not flushed)%s\n",
+                  s24::gpu::to_string(tile).c_str(), m, n, k, med, 2.0 * m * n * k / (med * 1e-3) / 1e12,
+                  resources.c_str());
       WS_CUDA(cudaEventDestroy(e0));
       WS_CUDA(cudaEventDestroy(e1));
     }
@@ -338,8 +374,9 @@ int main(int argc, char** argv) {
     else if (a == "--perf") perf = true;
     else if (a == "--hopper") hopper = true;
     else if (a == "--seed" && i + 1 < argc) seed = static_cast<std::uint32_t>(std::stoul(argv[++i]));
+    else if (a == "--tile" && i + 1 < argc) g_tile_filter = argv[++i];
     else {
-      std::printf("usage: %s [--seed S] [--quick] [--perf] [--hopper]\n", argv[0]);
+      std::printf("usage: %s [--seed S] [--quick] [--perf] [--hopper] [--tile SUBSTR]\n", argv[0]);
       return 2;
     }
   }

@@ -15,13 +15,47 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // 4 warps, 4 stages (100 KB, two CTAs per SM).
 // kHopper selects the experimental sm_90a wgmma.sp kernel (sparse24_wgmma.cu; 128×256×64 tile,
 // TMA + mbarrier pipeline, 4 stages); it needs a compute capability 9.0 device.
-enum class Tile : std::uint8_t { kLarge = 0, kSmall = 1, kLargeDeep = 2, kHopper = 3 };
+// The *Pipe tiles run the same schedules through the software-pipelined mma.sp kernel (fragments
+// of the next k32 step loaded while the current one's mma.sp issue, one barrier per K tile,
+// cp.async addresses computed once): kLargePipe / kLargeDeepPipe = kLarge / kLargeDeep;
+// kSmallPipe = kSmall and kSmall3Pipe = the same with 3 stages (75 KB), both 2 CTAs per SM;
+// kSmallW32Pipe = 128×128×64 with 8 warps of 64×32, 4 stages, 2 CTAs per SM (≤ 128 registers);
+// kTallPipe / kTallDeepPipe = 256×128×64, 8 warps of 64×64, 3 / 4 stages (102 / 136 KB): fewer L2
+// bytes per flop than 128×256 because A is stored compressed.
+// *PipeSpread = kLargePipe / kSmallPipe / kTallPipe with the refill's cp.async spread over the
+// first k32 step's n8 columns instead of issued at once.
+enum class Tile : std::uint8_t {
+  kLarge = 0,
+  kSmall = 1,
+  kLargeDeep = 2,
+  kHopper = 3,
+  kLargePipe = 4,
+  kLargeDeepPipe = 5,
+  kSmallPipe = 6,
+  kSmall3Pipe = 7,
+  kSmallW32Pipe = 8,
+  kTallPipe = 9,
+  kTallDeepPipe = 10,
+  kLargePipeSpread = 11,
+  kSmallPipeSpread = 12,
+  kTallPipeSpread = 13,
+};
 
 inline std::string to_string(Tile t) {
   switch (t) {
     case Tile::kLarge: return "128x256x64/s3";
     case Tile::kLargeDeep: return "128x256x64/s4";
     case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
+    case Tile::kLargePipe: return "128x256x64/s3/pipe";
+    case Tile::kLargeDeepPipe: return "128x256x64/s4/pipe";
+    case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";
+    case Tile::kSmall3Pipe: return "128x128x64/s3/pipe/2cta";
+    case Tile::kSmallW32Pipe: return "128x128x64/s4/w64x32/pipe/2cta";
+    case Tile::kTallPipe: return "256x128x64/s3/pipe";
+    case Tile::kTallDeepPipe: return "256x128x64/s4/pipe";
+    case Tile::kLargePipeSpread: return "128x256x64/s3/pipe+spread";
+    case Tile::kSmallPipeSpread: return "128x128x64/s4/pipe+spread/2cta";
+    case Tile::kTallPipeSpread: return "256x128x64/s3/pipe+spread";
     default: return "128x128x64/s4";
   }
 }
@@ -42,6 +76,14 @@ struct GemmArgs {
 
 // Enqueues the mma.sp kernel on `stream` (asynchronous; launch errors are thrown).
 void launch_gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+// What the device reports for the mma.sp kernel of `tile` (not kHopper) with these types: registers
+// and local (spill) bytes per thread from cudaFuncGetAttributes, dynamic shared memory, threads,
+// and resident CTAs per SM from the occupancy calculator. The GPU test prints it next to TFLOP/s.
+struct KernelInfo {
+  int registers = 0, local_bytes = 0, smem_bytes = 0, threads = 0, ctas_per_sm = 0;
+};
+KernelInfo kernel_info(Tile tile, Elem in, Elem out);
 
 // The sm_90a wgmma.sp kernel behind Tile::kHopper (called by launch_gemm after its checks).
 void launch_gemm_wgmma(const GemmArgs& args, cudaStream_t stream);

@@ -134,7 +134,7 @@ struct Schedule {
   static_assert(kBM % kWM == 0 && kBN % kWN == 0, "warps tile the CTA");
   static_assert(kWM == 64, "one ldmatrix.x4 of metadata covers exactly 4 m16 tiles");
   static_assert(kWN % 16 == 0 && kBN % 64 == 0, "B rows hold >= 8 chunks for the k&7 swizzle");
-  static_assert(kRowAlign % kBM == 0, "storage row padding is a multiple of BM");
+  static_assert(kRowAlign % kBM == 0 || kBM % kRowAlign == 0, "BM divides the row padding or is a multiple of it");
   static_assert(kColAlign == kBK, "storage column padding equals BK");
   static_assert(kStages >= 2, "a pipeline needs two stages");
   static_assert(kThreads <= 1024, "CTA size");
@@ -153,11 +153,19 @@ struct Schedule {
   static constexpr int kBChunks = kBK * kBChunksPerRow;
   static constexpr int kEChunks = kEStageBytes / 16;
 
-  // A: storage is padded to whole tiles, so no masks. vcols = cols_padded / 2.
-  WS_HD static constexpr Copy16 a_copy(int i, int m0, int kt, int vcols) {
+  // A: storage is padded to 128 rows (kRowAlign), so a BM <= 128 tile is always inside. A taller
+  // tile (BM = 256) whose last rows pass rows_padded re-reads the tile's own rows instead
+  // (row - (rows_padded - m0)): those rows are never stored, and real data keeps their metadata
+  // valid (zero-filled metadata would be unordered, undefined for mma.sp::ordered_metadata).
+  // vcols = cols_padded / 2.
+  static constexpr bool kWrapRows = kRowAlign % kBM != 0;
+  WS_HD static constexpr int a_src_row(int row, int m0, int rows_padded) {
+    return !kWrapRows || m0 + row < rows_padded ? m0 + row : m0 + row - (rows_padded - m0);
+  }
+  WS_HD static constexpr Copy16 a_copy(int i, int m0, int kt, int vcols, int rows_padded) {
     const int row = i / (kARowBytes / 16), chunk = i % (kARowBytes / 16);
     return Copy16{a_offset(row, chunk),
-                  static_cast<std::int64_t>(m0 + row) * vcols + kt * (kBK / 2) + chunk * 8, 16};
+                  static_cast<std::int64_t>(a_src_row(row, m0, rows_padded)) * vcols + kt * (kBK / 2) + chunk * 8, 16};
   }
   // B: rows >= k and columns >= n are zero-filled; a chunk that is entirely outside reads 0 bytes
   // from the base pointer (a valid address).
@@ -169,11 +177,30 @@ struct Schedule {
                   bytes > 0 ? static_cast<std::int64_t>(gk) * ldb + gn : 0, bytes};
   }
   // E: the CTA's BM/16 metadata blocks of K tile kt are contiguous (kb-major order).
+  // A tall tile (kWrapRows) re-reads its own blocks past blocks_m, like A's rows.
   WS_HD static constexpr Copy16 e_copy(int i, int m0, int kt, int blocks_m) {
+    constexpr int kChunksPerBlock = kMetaBlockHalves / 8;
+    const int first = m0 / kMetaBlockRows, left = blocks_m - first;
+    const int block = !kWrapRows || i / kChunksPerBlock < left ? i / kChunksPerBlock : i / kChunksPerBlock - left;
     return Copy16{static_cast<std::uint32_t>(kAStageBytes + kBStageBytes + 16 * i),
-                  (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves + 8 * i,
+                  (static_cast<std::int64_t>(kt) * blocks_m + first + block) * kMetaBlockHalves + 8 * (i % kChunksPerBlock),
                   16};
   }
+
+  // Strided issue (the pipelined kernel): thread t copies chunks t + j·kThreads, j < k*Passes.
+  // When kStridedCopies holds, chunk i + kThreads lies k*PassRows rows below chunk i in the same
+  // swizzle phase (pass rows are a multiple of the XOR period 8), so a thread evaluates a_copy /
+  // b_copy once and adds the constant strides below (checked against a_copy / b_copy in
+  // sparse24/tests/ldmatrix_props.cpp). NOTE: b_copy's row mask (gk < k) is then applied per pass.
+  static constexpr int kAChunksPerRow = kARowBytes / 16;
+  static constexpr int kAPasses = kAChunks / kThreads, kAPassRows = kThreads / kAChunksPerRow;
+  static constexpr int kBPasses = kBChunks / kThreads, kBPassRows = kThreads / kBChunksPerRow;
+  static constexpr bool kStridedCopies = kAChunks % kThreads == 0 && kThreads % kAChunksPerRow == 0 &&
+                                         kAPassRows % 8 == 0 && kBChunks % kThreads == 0 &&
+                                         kThreads % kBChunksPerRow == 0 && kBPassRows % 8 == 0 &&
+                                         kEChunks <= kThreads;
+  static constexpr std::uint32_t kAPassSmem = static_cast<std::uint32_t>(kAPassRows * kARowBytes);
+  static constexpr std::uint32_t kBPassSmem = static_cast<std::uint32_t>(kBPassRows * kBRowBytes);
 
   WS_HD static constexpr std::uint32_t a_offset(int row, int chunk) {
     return static_cast<std::uint32_t>(row * kARowBytes + ((chunk ^ ((row >> 1) & 3)) << 4));
@@ -202,5 +229,11 @@ struct Schedule {
 using ScheduleLarge = Schedule<128, 256, 64, 64, 3>;  // 8 warps, 128×256×64 tile
 using ScheduleLargeDeep = Schedule<128, 256, 64, 64, 4>;  // the same, 4 stages (164 KB)
 using ScheduleSmall = Schedule<128, 128, 64, 64, 4>;  // 4 warps, 128×128×64 tile
+using ScheduleSmall3 = Schedule<128, 128, 64, 64, 3>;  // the same, 3 stages (75 KB)
+using ScheduleSmallW32 = Schedule<128, 128, 64, 32, 4>;  // 8 warps of 64×32, 128×128×64 tile
+// 8 warps (4×2 of 64×64), 256×128×64 tile: the compressed A costs half of B per row, so a tall
+// tile moves ~17% fewer bytes per flop from L2 than 128×256 (34 KB vs 41 KB per 4.2 MFLOP).
+using ScheduleTall = Schedule<256, 128, 64, 64, 3>;  // 102 KB
+using ScheduleTallDeep = Schedule<256, 128, 64, 64, 4>;  // 136 KB
 
 }  // namespace warpsparse::sparse24

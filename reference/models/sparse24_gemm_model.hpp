@@ -146,7 +146,7 @@ std::vector<float> gemm_model(const Sparse24Matrix<T>& a, std::span<const std::u
         warp::SharedImage smem(static_cast<std::size_t>(Sched::kStageBytes));
         const int blocks_m = a.rows_padded / kMetaBlockRows;
         for (int i = 0; i < Sched::kAChunks; ++i)
-          copy16(smem, Sched::a_copy(i, m0, kt, vcols), a_bits, "A values");
+          copy16(smem, Sched::a_copy(i, m0, kt, vcols, a.rows_padded), a_bits, "A values");
         for (int i = 0; i < Sched::kEChunks; ++i)
           copy16(smem, Sched::e_copy(i, m0, kt, blocks_m), meta_swizzled, "A metadata");
         for (int i = 0; i < Sched::kBChunks; ++i)

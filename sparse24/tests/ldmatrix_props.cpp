@@ -140,7 +140,7 @@ void check_copies_tile_stage() {
     REQUIRE(c.smem < static_cast<std::uint32_t>(S::kStageBytes));
     ++hit[c.smem / 16];
   };
-  for (int i = 0; i < S::kAChunks; ++i) mark(S::a_copy(i, 128, 3, 96));
+  for (int i = 0; i < S::kAChunks; ++i) mark(S::a_copy(i, 128, 3, 96, 1024));
   for (int i = 0; i < S::kBChunks; ++i) mark(S::b_copy(i, 256, 3, 1000, 1000, 1000));
   for (int i = 0; i < S::kEChunks; ++i) mark(S::e_copy(i, 128, 3, 16));
   for (int h : hit) REQUIRE(h == 1);
@@ -168,11 +168,75 @@ TEST_CASE("the stage copies tile shared memory exactly once", "[schedule]") {
   check_copies_tile_stage<s24::ScheduleLarge>();
   check_copies_tile_stage<s24::ScheduleLargeDeep>();
   check_copies_tile_stage<s24::ScheduleSmall>();
+  check_copies_tile_stage<s24::ScheduleSmall3>();
+  check_copies_tile_stage<s24::ScheduleSmallW32>();
+  check_copies_tile_stage<s24::ScheduleTall>();
+}
+
+namespace {
+// The pipelined kernel issues thread t's copies as (first copy) + j·(pass stride): that must be
+// exactly a_copy / b_copy / e_copy of chunk t + j·kThreads at every K tile, masks included.
+template <class S>
+void check_strided_copies() {
+  static_assert(S::kStridedCopies);
+  const int m0 = 256, vcols = 96;
+  // rows_padded = m0 + 128 makes a 256-row tile wrap its last 128 rows (kWrapRows).
+  for (int rows_padded : {m0 + 128, m0 + 256, 4096})
+    for (int ldb : {1000, 1024})
+      for (int n : {1000, 256 + 13, 2000})
+        for (int k : {1, 70, 190, 192}) {
+          const int n0 = n > S::kBN ? S::kBN : 0;
+          const int blocks_m = rows_padded / 16;
+          for (int tid = 0; tid < S::kThreads; ++tid) {
+            CAPTURE(rows_padded, ldb, n, k, tid);
+            const auto a0 = S::a_copy(tid, m0, 0, vcols, 0x7fffffff);
+            const auto b0 = S::b_copy(tid, n0, 0, 0x7fffffff, n, ldb);
+            const int a_row = tid / S::kAChunksPerRow, b_row = tid / S::kBChunksPerRow;
+            for (int kt = 0; kt < 3; ++kt) {
+              for (int j = 0; j < S::kAPasses; ++j) {
+                const auto ref = S::a_copy(tid + j * S::kThreads, m0, kt, vcols, rows_padded);
+                const int r = S::a_src_row(a_row + j * S::kAPassRows, m0, rows_padded);
+                REQUIRE(r < rows_padded);
+                REQUIRE(ref.smem == a0.smem + j * S::kAPassSmem);
+                REQUIRE(ref.src == a0.src + kt * (S::kBK / 2) + static_cast<std::int64_t>(r - m0 - a_row) * vcols);
+                REQUIRE(ref.bytes == 16);
+              }
+              for (int j = 0; j < S::kBPasses; ++j) {
+                const auto ref = S::b_copy(tid + j * S::kThreads, n0, kt, k, n, ldb);
+                const bool in = j * S::kBPassRows < k - b_row - kt * S::kBK && b0.bytes > 0;
+                REQUIRE(ref.smem == b0.smem + j * S::kBPassSmem);
+                REQUIRE(ref.bytes == (in ? b0.bytes : 0));
+                if (in)
+                  REQUIRE(ref.src == b0.src + static_cast<std::int64_t>(kt) * S::kBK * ldb +
+                                         static_cast<std::int64_t>(j) * S::kBPassRows * ldb);
+              }
+              if (tid < S::kEChunks) {
+                const auto ref = S::e_copy(tid, m0, kt, blocks_m);
+                REQUIRE(ref.src == S::e_copy(tid, m0, 0, blocks_m).src + static_cast<std::int64_t>(kt) * blocks_m * 64);
+                REQUIRE(ref.src + 8 <= static_cast<std::int64_t>(kt + 1) * blocks_m * 64);  // inside K tile kt's blocks
+              }
+            }
+          }
+        }
+}
+}  // namespace
+
+TEST_CASE("strided stage copies equal the schedule's copies", "[schedule]") {
+  check_strided_copies<s24::ScheduleLarge>();
+  check_strided_copies<s24::ScheduleLargeDeep>();
+  check_strided_copies<s24::ScheduleSmall>();
+  check_strided_copies<s24::ScheduleSmall3>();
+  check_strided_copies<s24::ScheduleSmallW32>();
+  check_strided_copies<s24::ScheduleTall>();
+  check_strided_copies<s24::ScheduleTallDeep>();
 }
 
 TEST_CASE("the GEMM schedule's ldmatrix addresses are bank-conflict free", "[ldmatrix][schedule]") {
   check_schedule_conflict_free<s24::ScheduleLarge>();
   check_schedule_conflict_free<s24::ScheduleSmall>();
+  check_schedule_conflict_free<s24::ScheduleSmall3>();
+  check_schedule_conflict_free<s24::ScheduleSmallW32>();
+  check_schedule_conflict_free<s24::ScheduleTall>();
   // Control: the same B access without the XOR swizzle is an 8-way conflict (the check can fail).
   const auto naive = wp::per_lane([](int l) { return static_cast<std::uint32_t>(l * 512); });
   CHECK(wp::ldmatrix_extra_wavefronts<4>(naive) == 4 * 7);

@@ -65,12 +65,18 @@ TEST_CASE("GEMM warp model equals the double oracle within the bound", "[sparse2
 }
 
 TEST_CASE("GEMM warp model: shapes that are exact tile multiples and tiny edges", "[sparse24][model]") {
-  for (auto [m, n, k] : {std::tuple{128, 256, 64}, {256, 256, 192}, {1, 1, 1}, {17, 9, 33}, {129, 257, 65}, {20, 30, 1000}}) {
+  for (auto [m, n, k] : {std::tuple{128, 256, 64}, {256, 256, 192}, {1, 1, 1}, {17, 9, 33}, {129, 257, 65}, {20, 30, 1000}, {300, 40, 70}}) {
     CAPTURE(m, n, k);
     const auto o = run_model<s24::ScheduleLarge, ws::bfloat16>(m, n, k, 99u + static_cast<std::uint32_t>(m));
     CHECK(o.violations == 0);
     const auto o2 = run_model<s24::ScheduleSmall, ws::half>(m, n, k, 7u + static_cast<std::uint32_t>(n));
     CHECK(o2.violations == 0);
+    // 8 warps of 64×32 (Tile::kSmallW32Pipe's warp tiling).
+    const auto o3 = run_model<s24::ScheduleSmallW32, ws::bfloat16>(m, n, k, 11u + static_cast<std::uint32_t>(k));
+    CHECK(o3.violations == 0);
+    // 256×128 tile (Tile::kTallPipe): wraps rows past rows_padded when M mod 256 is in (0, 128].
+    const auto o4 = run_model<s24::ScheduleTall, ws::half>(m, n, k, 13u + static_cast<std::uint32_t>(m));
+    CHECK(o4.violations == 0);
   }
 }
 
