@@ -12,6 +12,7 @@
 #include "proptests/gpu/gpu_props_common.hpp"
 #include "kernels/csr_spmv.hpp"
 #include "reference/models/csr_spmv_model.hpp"
+#include "reference/models/spmv_check.hpp"
 
 using namespace warpsparse;
 
@@ -54,15 +55,10 @@ void check_case(const Case& c) {
               std::to_string(to_float(model[r])) + " (rows " + std::to_string(c.rows) + ", cols " +
               std::to_string(c.cols) + ", wpb " + std::to_string(c.warps_per_block) + ")");
 
-  const auto oracle = spmv_oracle<T, T, TY>(m, x, y0, c.alpha, c.beta);
-  const SpmvBound b;
-  const auto abs_sum = gpu_props::row_abs_sums(m, x, c.alpha, c.beta, y0);
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    const std::int64_t len = m.row_ptr[r + 1] - m.row_ptr[r];
-    const std::int64_t chain = (len + 31) / 32 + 5;  // one lane's fma chain, then the butterfly
-    const double tol = b.bound(chain, abs_sum[r], oracle[r], unit_roundoff<TY>(), len);
-    RC_ASSERT(std::abs(double(to_float(model[r])) - oracle[r]) <= tol);
-  }
+  const SpmvCheck chk = check_spmv<T, T, TY>(m, x, y0, c.alpha, c.beta, model, [&](std::int64_t r) {
+    return csr_chain_length(m.row_ptr[r + 1] - m.row_ptr[r]);
+  });
+  if (!chk.ok()) RC_FAIL("model vs oracle: " + chk.first_failure);
 }
 
 rc::Gen<Case> gen_case() {

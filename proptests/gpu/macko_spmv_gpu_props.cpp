@@ -14,6 +14,7 @@
 #include "proptests/gpu/gpu_props_common.hpp"
 #include "kernels/macko_spmv.hpp"
 #include "reference/models/macko_spmv_model.hpp"
+#include "reference/models/spmv_check.hpp"
 
 using namespace warpsparse;
 
@@ -90,17 +91,12 @@ void check_case(const Case& c) {
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) + ")");
     }
   }
-  // Model vs oracle within the derived bound.
+  // Model vs oracle within the derived bound: the rule `warpsparse verify` and the CPU properties use.
   const SparseRows<T> dec = decode_macko(a);
-  const auto oracle = spmv_oracle<T, T, TY>(dec, x, y0, c.alpha, c.beta);
-  SpmvBound b;
-  const auto abs_sum = gpu_props::row_abs_sums(dec, x, c.alpha, c.beta, y0);
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    const std::int64_t len = a.row_ptr[r + 1] - a.row_ptr[r];
-    const double tol = b.bound(macko_chain_length(len, c.delta_bits, c.sched), abs_sum[r], oracle[r],
-                               unit_roundoff<TY>(), len);
-    RC_ASSERT(std::abs(double(to_float(model[r])) - oracle[r]) <= tol);
-  }
+  const SpmvCheck chk = check_spmv<T, T, TY>(dec, x, y0, c.alpha, c.beta, model, [&](std::int64_t r) {
+    return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], c.delta_bits, c.sched);
+  });
+  if (!chk.ok()) RC_FAIL("model vs oracle: " + chk.first_failure);
 }
 
 rc::Gen<Case> gen_case(bool big) {
