@@ -109,7 +109,8 @@ std::string sparse24(const Options& o) {
     std::string xtics = "set xtics rotate by 30 right (";
     for (std::size_t i = 0; i < cases.size(); ++i) xtics += fmt::format("{}\"{}\" {}", i ? ", " : "", cases[i], i);
     xtics += ")";
-    const char* colours[] = {"#7f7f7f", "#000000", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#8c564b"};
+    const char* colours[] = {"#7f7f7f", "#000000", "#1f77b4", "#2ca02c", "#d62728", "#9467bd",
+                             "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#aec7e8"};
     const char* points[] = {"5", "7", "9", "11", "13", "15", "4", "6"};
     const double slot = 0.8 / nk;  // width of one kernel's slot within a case
     // Figure 1: TFLOP/s per case (points, log scale: small-N cases are far below the big ones).
@@ -142,9 +143,9 @@ std::string sparse24(const Options& o) {
       Series s, fr;
       s.title = fr.title = kernels[static_cast<std::size_t>(j)];
       s.style = "points";
-      s.extra = fmt::format("pt {} ps 1.5 lc rgb '{}'", points[j % 8], colours[j % 8]);
+      s.extra = fmt::format("pt {} ps 1.5 lc rgb '{}'", points[j % 8], colours[j % 12]);
       fr.style = "boxes";
-      fr.extra = fmt::format("lc rgb '{}'", colours[j % 8]);
+      fr.extra = fmt::format("lc rgb '{}'", colours[j % 12]);
       const double off = (j - (nk - 1) / 2.0) * slot;
       const double foff = (jf - (nf - 1) / 2.0) * fslot;
       for (std::size_t i = 0; i < cases.size(); ++i) {
