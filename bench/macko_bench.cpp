@@ -34,13 +34,8 @@
 #include "bench/matrix_gen.hpp"
 #include "kernels/csr_spmv.hpp"
 #include "reference/models/spmv_common.hpp"
-#ifndef WS_BENCH_HAVE_MACKO
-#define WS_BENCH_HAVE_MACKO 0
-#endif
-#if WS_BENCH_HAVE_MACKO
 #include "kernels/macko_spmv.hpp"
 #include "reference/models/macko_spmv_model.hpp"  // macko_chain_length
-#endif
 
 using namespace warpsparse;
 using namespace warpsparse::bench;
@@ -265,7 +260,6 @@ Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuf
   return m;
 }
 
-#if WS_BENCH_HAVE_MACKO
 std::string schedule_str(const macko::Schedule& s) {
   return "wpb=" + std::to_string(s.warps_per_block) + "/unroll=" + std::to_string(s.unroll_blocks) +
          "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
@@ -294,7 +288,6 @@ std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::S
           }
   return out;
 }
-#endif
 
 // --- one case ------------------------------------------------------------------------------------
 template <class T>
@@ -429,7 +422,6 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
 
   for (const auto& mk : mackos) {
     const std::uint64_t bytes = mk.storage_bytes() + vec_bytes;
-#if WS_BENCH_HAVE_MACKO
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
       for (const macko::Schedule& s : schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits))) {
@@ -460,12 +452,6 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         }
       }
     }
-#else
-    if (ctx.want("macko") && !ctx.warned["macko"]) {
-      std::fprintf(stderr, "MACKO: not built (warpsparse::kernels missing at configure time)\n");
-      ctx.warned["macko"] = true;
-    }
-#endif
     if (ctx.want("copy") && &mk == &mackos.front()) {
       // The copy moves as many bytes (read + written) as MACKO reads and writes.
       const std::size_t half_bytes = std::max<std::uint64_t>(bytes / 2, 16);
@@ -635,7 +621,6 @@ int main(int argc, char** argv) {
     meta["cusparse_version"] = cusparse_ver;
     meta["warmup"] = o.warmup;
     meta["iters"] = o.iters;
-    meta["macko_built"] = bool(WS_BENCH_HAVE_MACKO);
     meta["oracle"] = "double precision on the host over every row; pass iff every element is finite and within the "
                      "fp32 forward error bound of its row";
     ctx.writer = open_results(o.out, ctx.dev, "macko", meta);
