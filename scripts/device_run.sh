@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the device tool) over binaries built here and carried in .devpkg/:
 # GPU property tests, compute-sanitizer (memcheck, racecheck), then benchmarks.
-# Usage: scripts/device_run.sh [tests] [sanitize] [probe "ARGS"] [ncu "ARGS"] [bench_macko "ARGS"]
+# Usage: scripts/device_run.sh [tests] [sanitize] [ncu "BENCH_MACKO_ARGS"] [bench_macko "ARGS"]
 #        [bench_sparse24 "ARGS"] ...   (results under results/<gpu>/ inside $OUT/device_logs.tgz)
 # Logs go to $OUT (or ./device_out when OUT is unset).
 set -u
@@ -32,13 +32,11 @@ while [ $# -gt 0 ]; do
           rc=$?; echo "rc=$rc"; tail -3 "$OUT/san_${tool}_$(basename "$t").log"; [ $rc = 0 ] || status=1
         done
       done ;;
-    probe)
-      args=$1; shift
-      "$PKG"/bin/macko_probe $args 2>&1 | tee -a "$OUT/probe.log" ;;
     ncu)
       args=$1; shift
       ncu --clock-control none --set full --import-source yes -k regex:macko -o "$OUT/macko" \
-          "$PKG"/bin/macko_probe $args --ncu > "$OUT/ncu_run.log" 2>&1
+          "$PKG"/bin/ws_bench_macko --kernels macko --patterns none --warmup 1 --iters 1 --out "$OUT/ncu_results" \
+          $args > "$OUT/ncu_run.log" 2>&1
       ncu --import "$OUT/macko.ncu-rep" --page details > "$OUT/ncu.log" 2>&1
       ncu --import "$OUT/macko.ncu-rep" --page raw --csv \
           --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_lg.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed \
