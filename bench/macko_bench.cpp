@@ -30,7 +30,7 @@
 #include "bench/bench_cli.hpp"
 #include "bench/bench_common.hpp"
 #include "bench/cublas_check.hpp"
-#include "bench/paper_shapes.hpp"
+#include "analysis/effd.hpp"  // paper_shapes
 #include "bench/matrix_gen.hpp"
 #include "kernels/csr_spmv.hpp"
 #include "reference/models/spmv_common.hpp"
@@ -80,7 +80,7 @@ std::string fmt(const char* f, double v) {
 std::vector<std::array<std::int64_t, 2>> parse_shapes(const std::string& s) {
   std::vector<std::array<std::int64_t, 2>> out;
   if (s == "all" || s == "paper") {
-    for (const auto& p : kPaperShapes) out.push_back(p);
+    for (const auto& p : analysis::paper_shapes()) out.push_back({p.rows, p.cols});
     return out;
   }
   for (const auto& item : split_list(s)) {

@@ -29,7 +29,7 @@
 #include "bench/bench_cli.hpp"
 #include "bench/bench_common.hpp"
 #include "bench/cublas_check.hpp"
-#include "bench/paper_shapes.hpp"
+#include "analysis/effd.hpp"  // paper_shapes
 #include "bench/gemm24_kernel.hpp"
 #include "reference/values/value_types.hpp"
 
@@ -147,7 +147,7 @@ std::vector<Case> build_cases(const Options& o) {
   }
   std::vector<std::array<std::int64_t, 2>> ws;
   if (o.weights == "paper" || o.weights == "all") {
-    for (const auto& p : kPaperShapes) ws.push_back(p);
+    for (const auto& p : analysis::paper_shapes()) ws.push_back({p.rows, p.cols});
   } else {
     for (const auto& s : split_list(o.weights)) {
       const auto d = parse_dims(s);
