@@ -168,9 +168,6 @@ struct Check {
 template <class T>
 Check check_output(const std::vector<T>& y, const Oracle& o, const std::function<std::int64_t(std::int64_t)>& chain) {
   Check c;
-  const double u_out = unit_roundoff<T>();
-  // Rounding to fp16 near zero is absolute: half the smallest subnormal.
-  const double abs_floor = std::is_same_v<T, warpsparse::half> ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
   double ymax = 0;
   for (std::size_t r = 0; r < y.size(); ++r) ymax = std::max(ymax, std::abs(o.y[r]));
   const SpmvBound b;
@@ -184,7 +181,7 @@ Check check_output(const std::vector<T>& y, const Oracle& o, const std::function
     }
     const double err = std::abs(got - o.y[r]);
     const auto rr = static_cast<std::int64_t>(r);
-    const double bound = b.bound(chain(rr), o.abs_sum[r], o.y[r], u_out, o.row_nnz[r]) + abs_floor;
+    const double bound = b.bound<T>(chain(rr), o.abs_sum[r], o.y[r], o.row_nnz[r]);
     c.max_abs = std::max(c.max_abs, err);
     const double ratio = err / bound;
     if (ratio > c.worst_ratio) {

@@ -3,9 +3,8 @@
 // tests and `warpsparse verify` so both judge a result by the same rule:
 //  - oracle finite: the output is finite and |y - oracle| <= bound(row);
 //  - oracle NaN: the output is NaN; oracle +-Inf: the output is the same infinity.
-// The bound of row r is SpmvBound::bound(chain(r), |alpha| sum|a x| + |beta y_old|, |oracle|,
-// u_out, terms) plus half the smallest subnormal step of the output type (the conversion of a
-// tiny sum to fp16 has an absolute, not a relative, error).
+// The bound of row r is SpmvBound::bound<TY>(chain(r), |alpha| sum|a x| + |beta y_old|, |oracle|,
+// terms), which includes the output conversion's relative and absolute (subnormal) error.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -26,11 +25,6 @@ struct SpmvCheck {
   std::string first_failure;  // empty when every row passed
   bool ok() const { return failures == 0; }
 };
-
-template <class TY>
-double output_abs_floor() {
-  return 0.5 * double(to_float(std::numeric_limits<TY>::denorm_min()));
-}
 
 template <class T, class TX, class TY, class ChainOfRow>
 SpmvCheck check_spmv(const SparseRows<T>& a, std::span<const TX> x, std::span<const TY> y_old, float alpha, float beta,
@@ -54,7 +48,7 @@ SpmvCheck check_spmv(const SparseRows<T>& a, std::span<const TX> x, std::span<co
       if (beta != 0.0f) abs_sum += std::abs(double(beta) * double(to_float(y_old[r])));
       const std::int64_t terms = a.row_ptr[r + 1] - a.row_ptr[r];
       const double bound =
-          b.bound(chain_of_row(r), abs_sum, std::abs(w), unit_roundoff<TY>(), terms) + output_abs_floor<TY>();
+          b.template bound<TY>(chain_of_row(r), abs_sum, std::abs(w), terms);
       const double err = std::abs(got - w);
       if (std::isfinite(got)) {
         c.max_error = std::max(c.max_error, err);

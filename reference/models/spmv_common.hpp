@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -62,28 +63,39 @@ std::vector<double> spmv_oracle(const SparseRows<T>& a, std::span<const TX> x, s
   return y;
 }
 
-// Forward error bound of an fp32 dot product evaluated with fused multiply-adds along chains of
-// at most `chain` terms and `tree` further additions (Higham, Accuracy and Stability, §3.1):
-//   |fl(s) - s| <= gamma_k * sum|p_i|,  k = chain + tree,  gamma_k = k u / (1 - k u), u = 2^-24.
-// The epilogue adds two roundings (alpha*, fma with beta) and the output conversion adds
-// u_out * |y|. A small absolute term covers products that underflow fp32.
-struct SpmvBound {
-  double gamma(std::int64_t k) const {
-    const double u = std::ldexp(1.0, -24);
-    return double(k) * u / (1.0 - double(k) * u);
-  }
-  // abs_sum = |alpha| * sum |a_i x_i| + |beta * y_old|; out_unit = unit roundoff of the output.
-  double bound(std::int64_t k, double abs_sum, double y_exact, double out_unit, std::int64_t terms) const {
-    return gamma(k + 2) * abs_sum * (1 + out_unit) + out_unit * std::abs(y_exact) +
-           double(terms + 2) * std::ldexp(1.0, -126);
-  }
-};
-
 template <class T>
 constexpr double unit_roundoff() {
   if constexpr (std::is_same_v<T, half>) return std::ldexp(1.0, -11);
   else if constexpr (std::is_same_v<T, bfloat16>) return std::ldexp(1.0, -8);
   else return std::ldexp(1.0, -24);
 }
+
+// Half the smallest subnormal step of the output type: converting a tiny fp32 sum to fp16/bf16
+// has an absolute, not a relative, error there.
+template <class TY>
+double output_abs_floor() {
+  return 0.5 * double(to_float(std::numeric_limits<TY>::denorm_min()));
+}
+
+// Forward error bound of an fp32 dot product evaluated with fused multiply-adds along chains of
+// at most `chain` terms and `tree` further additions (Higham, Accuracy and Stability, §3.1):
+//   |fl(s) - s| <= gamma_k * sum|p_i|,  k = chain + tree,  gamma_k = k u / (1 - k u), u = 2^-24.
+// The epilogue adds two roundings (alpha*, fma with beta); the conversion to the output type TY
+// adds u_out * |y| plus half its smallest subnormal step; a small absolute term covers products
+// that underflow fp32.
+struct SpmvBound {
+  double gamma(std::int64_t k) const {
+    const double u = std::ldexp(1.0, -24);
+    return double(k) * u / (1.0 - double(k) * u);
+  }
+  // abs_sum = |alpha| * sum |a_i x_i| + |beta * y_old|.
+  template <class TY>
+  double bound(std::int64_t k, double abs_sum, double y_exact, std::int64_t terms) const {
+    const double out_unit = unit_roundoff<TY>();
+    return gamma(k + 2) * abs_sum * (1 + out_unit) + out_unit * std::abs(y_exact) +
+           double(terms + 2) * std::ldexp(1.0, -126) + output_abs_floor<TY>();
+  }
+};
+
 
 }  // namespace warpsparse
