@@ -153,10 +153,10 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
 }
 
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
-template <class Cfg, class T, class XSrc>
+template <class Cfg, class T>
 __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t blk0, std::int64_t begin,
                                               std::int64_t end, int lane, int& base, float (&acc)[Cfg::kAcc],
-                                              const XSrc& x) {
+                                              const GlobalX<T>& x) {
   constexpr int DB = Cfg::kDeltaBits;
   constexpr int S = Cfg::kSteps;
   using DeltaWord = typename Cfg::DeltaWord;
@@ -238,9 +238,9 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
 
 // One warp per row, rows strided by the number of warps in the grid (the host may launch fewer
 // warps than rows). T: __half or __nv_bfloat16 (values and x); TY: output type.
-template <class Cfg, class T, class TY, class XSrc>
+template <class Cfg, class T, class TY>
 __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                                          const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
+                                          const void* __restrict__ row_ptr, const GlobalX<T>& x, TY* __restrict__ y,
                                           std::int64_t rows, float alpha, float beta) {
   constexpr int DB = Cfg::kDeltaBits;
   const int lane = threadIdx.x & 31;
