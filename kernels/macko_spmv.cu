@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include "kernels/macko_spmv.cuh"
@@ -19,20 +20,34 @@ template <> struct DeviceType<bfloat16> { using type = __nv_bfloat16; };
 template <> struct DeviceType<float> { using type = float; };
 template <class H> using device_t = typename DeviceType<H>::type;
 
-// Compiled schedule variants (lane_accumulators, unroll_blocks). Every delta width gets the
-// default; 4-bit deltas, the tuned path, get the sweep. Kept short: each is a kernel to build.
-struct Variant { int db, acc, unroll; bool prefetch; };
-constexpr Variant kVariants[] = {
-    {4, 1, 1, false}, {4, 1, 2, false}, {4, 2, 2, false}, {4, 1, 1, true},
-    {4, 2, 1, true},  {4, 1, 2, true},  {4, 2, 2, true},
-    {1, 1, 2, true},  {2, 1, 2, true},  {8, 1, 2, true},
+// Compiled schedule variants. Every delta width gets the default; 4-bit deltas, the tuned path,
+// get the sweep. Kept short: each is four kernels to build (fp16/bf16 x narrow/wide outputs).
+// One list drives both the dispatch and the error message.
+template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane>
+struct Variant {
+  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E;
+  static constexpr bool kPrefetch = PF;
+  static bool matches(const macko::Schedule& s) {
+    return s.delta_bits == DB && s.lane_accumulators == ACC && s.unroll_blocks == UNROLL && s.prefetch == PF &&
+           s.lane_elems == E;
+  }
+  static std::string name() {
+    return "db=" + std::to_string(DB) + "/acc=" + std::to_string(ACC) + "/unroll=" + std::to_string(UNROLL) +
+           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E);
+  }
 };
+using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
+                            Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
+                            Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<4, 1, 4, true, 4>,
+                            Variant<4, 1, 4, true, 2>, Variant<4, 1, 8, true, 2>, Variant<1, 1, 2, true>,
+                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>>;
 
-template <int DB, int ACC, int UNROLL, bool PF, class TD, class TYD>
+template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
                     std::int64_t rows, float alpha, float beta, int wpb, int blocks_per_sm, cudaStream_t st) {
-  auto kernel = wide ? detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, true, PF>, TD, TYD>
-                     : detail::macko_spmv_kernel<detail::KernelConfig<DB, ACC, UNROLL, false, PF>, TD, TYD>;
+  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems>;
+  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems>;
+  auto kernel = wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
   std::int64_t blocks = (rows + wpb - 1) / wpb;
   if (blocks_per_sm > 0) {  // persistent grid: warps stride over the rows
     int dev = 0, sms = 0;
@@ -47,9 +62,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
 
 std::string variant_list() {
   std::string s;
-  for (const auto& v : kVariants)
-    s += (s.empty() ? "" : ", ") + std::string("db=") + std::to_string(v.db) + "/acc=" + std::to_string(v.acc) +
-         "/unroll=" + std::to_string(v.unroll) + (v.prefetch ? "/prefetch" : "");
+  std::apply([&](auto... v) { ((s += (s.empty() ? "" : ", ") + decltype(v)::name()), ...); }, Compiled{});
   return s;
 }
 
@@ -102,24 +115,20 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   const void* p = a.wide ? static_cast<const void*>(a.row_ptr64.get()) : static_cast<const void*>(a.row_ptr32.get());
   const std::uint8_t* d = a.deltas.get();
   bool launched = false;
-  auto try_variant = [&](auto db_c, auto acc_c, auto un_c, auto pf_c) {
-    if (launched || s.delta_bits != db_c.value || s.lane_accumulators != acc_c.value ||
-        s.unroll_blocks != un_c.value || s.prefetch != pf_c.value)
-      return;
-    launch_variant<db_c.value, acc_c.value, un_c.value, pf_c.value>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta,
-                                                                    s.warps_per_block, s.blocks_per_sm, stream);
-    launched = true;
-  };
-  using std::integral_constant;
-#define WS_VARIANT(DB, ACC, UN, PF)                                                              \
-  try_variant(integral_constant<int, DB>{}, integral_constant<int, ACC>{}, integral_constant<int, UN>{}, \
-              std::bool_constant<PF>{})
-  WS_VARIANT(4, 1, 1, false); WS_VARIANT(4, 1, 2, false); WS_VARIANT(4, 2, 2, false); WS_VARIANT(4, 1, 1, true);
-  WS_VARIANT(4, 2, 1, true); WS_VARIANT(4, 1, 2, true); WS_VARIANT(4, 2, 2, true);
-  WS_VARIANT(1, 1, 2, true); WS_VARIANT(2, 1, 2, true); WS_VARIANT(8, 1, 2, true);
-#undef WS_VARIANT
+  std::apply(
+      [&](auto... vars) {
+        auto one = [&](auto var) {
+          using V = decltype(var);
+          if (launched || !V::matches(s)) return;
+          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta, s.warps_per_block, s.blocks_per_sm, stream);
+          launched = true;
+        };
+        (one(vars), ...);
+      },
+      Compiled{});
   require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
-                        "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") + " is not compiled; compiled: " + variant_list());
+                        "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
+                        "/lane_elems=" + std::to_string(s.lane_elems) + " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

@@ -47,6 +47,30 @@ __device__ __forceinline__ std::uint32_t ld_stream4(const void* p) {
   asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(r) : "l"(p));
   return r;
 }
+__device__ __forceinline__ std::uint32_t ld_stream2(const void* p) {
+  unsigned short r;
+  asm volatile("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t ld_stream1(const void* p) {
+  unsigned short r;
+  asm volatile("ld.global.nc.L1::no_allocate.u8 %0, [%1];" : "=h"(r) : "l"(p));
+  return r;
+}
+// A lane's vector of E 16-bit values: 16, 8 or 4 bytes.
+template <int E> struct ValueVec;
+template <> struct ValueVec<8> {
+  using type = uint4;
+  static __device__ __forceinline__ type load(const void* p) { return ld_stream16(p); }
+};
+template <> struct ValueVec<4> {
+  using type = std::uint64_t;
+  static __device__ __forceinline__ type load(const void* p) { return ld_stream8(p); }
+};
+template <> struct ValueVec<2> {
+  using type = std::uint32_t;
+  static __device__ __forceinline__ type load(const void* p) { return ld_stream4(p); }
+};
 
 // Exclusive prefix sum over the warp: the 5-step shfl_up ladder (paper Algorithm 1). The
 // shuffle's own predicate (source lane in range) guards the add, so no lane compare is needed.
@@ -63,7 +87,7 @@ __device__ __forceinline__ int warp_exclusive_scan(int v) {
   return acc - v;
 }
 
-// Sum of the 8 delta fields of one lane's word (SWAR: nibbles to bytes, then dp4a sums bytes).
+// Sum of the 8 delta fields of one lane's word (only used with 8 elements per lane) (SWAR: nibbles to bytes, then dp4a sums bytes).
 template <int DB, class W>
 __device__ __forceinline__ int delta_sum(W w) {
   if constexpr (DB == 4) {
@@ -100,29 +124,38 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
   __device__ __forceinline__ T operator()(int col) const { return __ldg(x + col); }
 };
 
-// Compile-time part of a schedule (see macko::Schedule).
-template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false>
+// Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
+template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
   static constexpr int kUnroll = UNROLL;
   static constexpr bool kWide = WIDE;
   static constexpr bool kPrefetch = PREFETCH;
-  static constexpr int kSteps = macko::steps_per_delta_load(DB);  // steps per delta word
-  static constexpr int kBlock = macko::elems_per_block(DB);       // elements per block
-  static constexpr int kWordElems = macko::elems_per_delta_word(DB);
+  static constexpr int kLaneElems = E;
+  static constexpr macko::Schedule kSched = [] {
+    macko::Schedule s;
+    s.delta_bits = DB;
+    s.lane_accumulators = ACC;
+    s.unroll_blocks = UNROLL;
+    s.lane_elems = E;
+    return s;
+  }();
+  static constexpr int kStep = kSched.elems_per_step();           // elements per step
+  static constexpr int kSteps = kSched.steps_per_block();         // steps per delta load
+  static constexpr int kBlock = kSched.elems_per_block();         // elements per block
+  static constexpr int kWordElems = kSched.delta_load_elems();    // elements per lane's delta load
   static constexpr std::int64_t kGroup = std::int64_t{UNROLL} * kBlock;  // elements per load group
   using DeltaWord = std::conditional_t<DB == 8, std::uint64_t, std::uint32_t>;
-  static_assert(macko::valid_delta_bits(DB));
-  static_assert(ACC == 1 || ACC == 2 || ACC == 4 || ACC == 8);
-  static_assert(UNROLL >= 1 && UNROLL <= 8);
+  using Vec = typename ValueVec<E>::type;
+  static_assert(kSched.valid());
 };
 
 // The registers of one load group: UNROLL blocks of delta words and value vectors.
 template <class Cfg>
 struct Group {
   typename Cfg::DeltaWord dw[Cfg::kUnroll];
-  uint4 vv[Cfg::kUnroll][Cfg::kSteps];
+  typename Cfg::Vec vv[Cfg::kUnroll][Cfg::kSteps];
 };
 
 // Issues every load of the group starting at element blk0 (lanes past the row end load nothing).
@@ -138,16 +171,21 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
     g.dw[u] = 0;
     if (wstart < end) {
       const std::uint8_t* dp = deltas + macko::delta_byte_index(wstart, DB);
-      if constexpr (DB == 8)
+      constexpr int kBytes = Cfg::kSched.delta_load_bytes();
+      if constexpr (kBytes == 8)
         g.dw[u] = ld_stream8(dp);
-      else
+      else if constexpr (kBytes == 4)
         g.dw[u] = ld_stream4(dp);
+      else if constexpr (kBytes == 2)
+        g.dw[u] = ld_stream2(dp);
+      else
+        g.dw[u] = ld_stream1(dp);
     }
 #pragma unroll
     for (int s = 0; s < Cfg::kSteps; ++s) {
-      const std::int64_t chunk = blk + std::int64_t{macko::kElemsPerStep} * s + macko::kElemsPerLane * lane;
-      g.vv[u][s] = make_uint4(0, 0, 0, 0);
-      if (chunk < end) g.vv[u][s] = ld_stream16(values + chunk);
+      const std::int64_t chunk = blk + std::int64_t{Cfg::kStep} * s + Cfg::kLaneElems * lane;
+      g.vv[u][s] = typename Cfg::Vec{};
+      if (chunk < end) g.vv[u][s] = ValueVec<Cfg::kLaneElems>::load(values + chunk);
     }
   }
 }
@@ -159,6 +197,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
                                               const GlobalX<T>& x) {
   constexpr int DB = Cfg::kDeltaBits;
   constexpr int S = Cfg::kSteps;
+  constexpr int E = Cfg::kLaneElems;
   using DeltaWord = typename Cfg::DeltaWord;
   const auto& dw = g.dw;
   const auto& vv = g.vv;
@@ -167,33 +206,34 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
     const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
 #pragma unroll
     for (int s = 0; s < S; ++s) {
-      const std::int64_t step = blk + std::int64_t{macko::kElemsPerStep} * s;
+      const std::int64_t step = blk + std::int64_t{Cfg::kStep} * s;
       if (step >= end) return;  // warp-uniform
       DeltaWord mine = dw[u];
       if constexpr (S > 1) {
         mine = __shfl_sync(0xffffffffu, dw[u], s * (32 / S) + lane / S);
-        mine >>= (lane % S) * macko::kElemsPerLane * DB;
+        mine >>= (lane % S) * E * DB;
       }
       // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
-      const int rel = static_cast<int>(step - begin) + macko::kElemsPerLane * lane;
+      const int rel = static_cast<int>(step - begin) + E * lane;
       const T* v = reinterpret_cast<const T*>(&vv[u][s]);
       int local, excl, col;
-      if (step >= begin && step + macko::kElemsPerStep <= end) {
+      if (step >= begin && step + Cfg::kStep <= end) {
         // Interior step (warp-uniform): every element belongs to the row, no masks.
         if constexpr (DB == 4) {
           // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
-          // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32).
+          // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32). With
+          // E < 8 the word holds E nibbles; bytes past E/2 carry garbage that is never read.
           const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
           const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
           const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
           const std::uint32_t even = odd - hi;                // byte k: increments of elements 0..2k
-          local = static_cast<int>(odd >> 24);
+          local = static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu);
           excl = warp_exclusive_scan(local);
           col = base + excl;
           // col >= -1 and every offset below is >= 1, so each read is inside x.
           const auto xb = x.cursor(col);
 #pragma unroll
-          for (int k = 0; k < 4; ++k) {
+          for (int k = 0; k < E / 2; ++k) {
             const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
             acc[(2 * k) % Cfg::kAcc] =
                 __fmaf_rn(to_f32(v[2 * k]), to_f32(xb[ce]), acc[(2 * k) % Cfg::kAcc]);
@@ -201,6 +241,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
                 __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(xb[co]), acc[(2 * k + 1) % Cfg::kAcc]);
           }
         } else {
+          static_assert(E == macko::kElemsPerLane, "fewer elements per lane: 4-bit deltas only");
           local = delta_sum<DB>(mine) + macko::kElemsPerLane;
           excl = warp_exclusive_scan(local);
           col = base + excl;
@@ -213,10 +254,10 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
       } else {
         // First or last step of the row: elements before begin (ROMA) or after end are masked.
         const int row_len = static_cast<int>(end - begin);
-        int inc[macko::kElemsPerLane];
+        int inc[E];
         local = 0;
 #pragma unroll
-        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+        for (int i = 0; i < E; ++i) {
           const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
           inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
           local += inc[i];
@@ -224,7 +265,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
         excl = warp_exclusive_scan(local);
         col = base + excl;
 #pragma unroll
-        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+        for (int i = 0; i < E; ++i) {
           if (inc[i] != 0) {
             col += inc[i];
             acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(x(col)), acc[i % Cfg::kAcc]);
@@ -298,7 +339,7 @@ template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
                                   TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
-  static_assert(sizeof(T) == 2, "16-bit values: one lane's 8 values are one 16-byte vector");
+  static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
   spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta);
 }
 

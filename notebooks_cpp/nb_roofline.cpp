@@ -213,6 +213,34 @@ std::string roofline(const Options& o) {
                         "the counts bound L2-to-SM traffic, while DRAM traffic stays near the stored bytes.",
                         sample_rows));
 
+  // The x gathers per schedule: what lane_elems changes.
+  rep.heading("x gathers by elements per lane (warp emulator)");
+  rep.para("A gather instruction's cost in the L1 data path grows with the distinct 32-byte sectors and 128-byte "
+           "lines its 32 lanes touch. With 8 elements per lane (the paper's layout) the lanes of one gather sit 8 "
+           "elements apart; Schedule::lane_elems = 4 or 2 puts them 4 or 2 apart, at the price of a warp scan per "
+           "128 or 64 elements. The warp model counts both per schedule on the same matrices.");
+  std::vector<std::vector<std::string>> gx;
+  for (const double d : {0.1, 0.3, 0.5, 0.7}) {
+    const auto m = generate<half>({Pattern::bernoulli, d, 0.0}, sample_rows, C, o.seed);
+    const auto a = encode_macko(m);
+    std::vector<half> x(static_cast<std::size_t>(C), from_float<half>(1.0f));
+    std::vector<std::string> row{num(d, 1)};
+    for (const int e : {8, 4, 2}) {
+      macko::Schedule s;
+      s.lane_elems = e;
+      SpmvTraffic tr;
+      (void)macko_spmv_model<half, half, half>(a, x, {}, 1.0f, 0.0f, s, &tr);
+      const double inst = double(tr.x.instructions);
+      row.push_back(fmt::format("{:.1f} / {:.1f}", double(tr.x.sectors) / inst, double(tr.x.lines) / inst));
+      row.push_back(num(double(tr.x.sectors) / double(a.nnz), 2));
+    }
+    gx.push_back(row);
+  }
+  rep.table({"d", "E=8 sectors / lines per gather", "E=8 sectors per nnz", "E=4 sectors / lines", "E=4 per nnz",
+             "E=2 sectors / lines", "E=2 per nnz"},
+            gx, fmt::format("{} rows x 4096 columns, fp16, 4-bit deltas, Bernoulli; per gather instruction and per "
+                            "nonzero.", sample_rows));
+
   // Measured results.
   rep.heading("Measured results");
   std::vector<std::string> files, others;

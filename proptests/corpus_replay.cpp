@@ -29,14 +29,16 @@ void replay(const nlohmann::json& c, const std::string& path) {
     CHECK((nz.val.empty() || std::memcmp(back.val.data(), nz.val.data(), nz.val.size() * sizeof(T)) == 0));
     const auto reread = std::get<Macko<T>>(io::parse_macko(io::serialize_macko(a), path + " (re-read)"));
     CHECK(reread.deltas == a.deltas);
-    for (const int acc : c.at("lane_accumulators").get<std::vector<int>>()) {
-      macko::Schedule s;
-      s.delta_bits = db;
-      s.lane_accumulators = acc;
-      INFO("delta bits " << db << ", lane accumulators " << acc);
-      CHECK(macko_case<T, float>(m, s, alpha, beta, seed) == "");
-      CHECK(macko_case<T, half>(m, s, alpha, beta, seed) == "");
-    }
+    for (const int acc : c.at("lane_accumulators").get<std::vector<int>>())
+      for (const int e : db == 4 ? std::vector<int>{8, 4, 2} : std::vector<int>{8}) {
+        macko::Schedule s;
+        s.delta_bits = db;
+        s.lane_accumulators = acc;
+        s.lane_elems = e;
+        INFO("delta bits " << db << ", lane accumulators " << acc << ", lane elements " << e);
+        CHECK(macko_case<T, float>(m, s, alpha, beta, seed) == "");
+        CHECK(macko_case<T, half>(m, s, alpha, beta, seed) == "");
+      }
   }
   CHECK(csr_case<T, float>(m, false, alpha, beta, seed) == "");
   if (m.cols <= 65536) CHECK(csr_case<T, float>(m, true, alpha, beta, seed) == "");

@@ -195,6 +195,7 @@ inline rc::Gen<macko::Schedule> gen_schedule() {
     s.lane_accumulators = *gen::element(1, 2, 4, 8).as("lane accumulators");
     s.warps_per_block = *gen::element(1, 4, 8);
     s.unroll_blocks = *gen::inRange(1, 9);
+    if (s.delta_bits == 4) s.lane_elems = *gen::element(8, 4, 2).as("lane elements");
     return s;
   });
 }
@@ -211,6 +212,7 @@ struct Arbitrary<warpsparse::proptest::Recipe> {
 namespace warpsparse::macko {
 inline void showValue(const Schedule& s, std::ostream& os) {
   os << "{delta_bits=" << s.delta_bits << " lane_accumulators=" << s.lane_accumulators
-     << " warps_per_block=" << s.warps_per_block << " unroll_blocks=" << s.unroll_blocks << "}";
+     << " warps_per_block=" << s.warps_per_block << " unroll_blocks=" << s.unroll_blocks
+     << " lane_elems=" << s.lane_elems << "}";
 }
 }  // namespace warpsparse::macko

@@ -88,7 +88,8 @@ void check_case(const Case& c) {
       RC_FAIL("row " + std::to_string(r) + ": kernel " + std::to_string(to_float(got[r])) + " != model " +
               std::to_string(to_float(model[r])) + " (rows " + std::to_string(c.rows) + ", cols " +
               std::to_string(c.cols) + ", db " + std::to_string(c.delta_bits) + ", acc " +
-              std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) + ")");
+              std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
+              ", lane elements " + std::to_string(c.sched.lane_elems) + ")");
     }
   }
   // Model vs oracle within the derived bound: the rule `warpsparse verify` and the CPU properties use.
@@ -117,14 +118,17 @@ rc::Gen<Case> gen_case(bool big) {
     c.delta_bits = *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
     c.sched = gpu::default_schedule(c.delta_bits);
     if (c.delta_bits == 4) {
+      // The compiled 4-bit variants (kernels/macko_spmv.cu).
       const auto v =
-          *rc::gen::element(std::tuple{1, 1, false}, std::tuple{1, 2, false}, std::tuple{2, 2, false},
-                            std::tuple{1, 1, true}, std::tuple{2, 1, true}, std::tuple{1, 2, true},
-                            std::tuple{2, 2, true})
-               .as("acc/unroll/prefetch");
+          *rc::gen::element(std::tuple{1, 1, false, 8}, std::tuple{1, 2, false, 8}, std::tuple{2, 2, false, 8},
+                            std::tuple{1, 1, true, 8}, std::tuple{2, 1, true, 8}, std::tuple{1, 2, true, 8},
+                            std::tuple{2, 2, true, 8}, std::tuple{1, 2, true, 4}, std::tuple{1, 4, true, 4},
+                            std::tuple{1, 4, true, 2}, std::tuple{1, 8, true, 2})
+               .as("acc/unroll/prefetch/lane_elems");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
       c.sched.prefetch = std::get<2>(v);
+      c.sched.lane_elems = std::get<3>(v);
     }
     c.sched.warps_per_block = *rc::gen::element(1, 2, 4, 8).as("warps_per_block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");

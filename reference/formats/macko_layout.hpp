@@ -87,13 +87,29 @@ struct Schedule {
   bool prefetch = false;
   // 0: one warp per row in the grid. k > 0: at most k blocks per SM, warps stride over the rows.
   int blocks_per_sm = 0;
+  // Elements each lane owns per step (8: one 16-byte vector of values, the paper's layout). With
+  // 4 or 2 (4-bit deltas only) a step covers 128 or 64 elements: the lanes of one x gather sit
+  // 4 or 2 elements apart instead of 8, so a gather touches fewer 32-byte sectors, at the price of
+  // one warp scan per 128 or 64 elements. The stored format is the same.
+  int lane_elems = kElemsPerLane;
+
+  WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
+  // Steps served by one delta load per lane, and the elements of that block.
+  WS_HD constexpr int steps_per_block() const { return lane_elems == kElemsPerLane ? steps_per_delta_load(delta_bits) : 1; }
+  WS_HD constexpr int elems_per_block() const { return elems_per_step() * steps_per_block(); }
+  // Elements (and bytes) of the delta field one lane loads per block.
+  WS_HD constexpr int delta_load_elems() const {
+    return lane_elems == kElemsPerLane ? elems_per_delta_word(delta_bits) : lane_elems;
+  }
+  WS_HD constexpr int delta_load_bytes() const { return delta_load_elems() * delta_bits / 8; }
 
   WS_HD constexpr bool valid() const {
     return valid_delta_bits(delta_bits) && warps_per_block >= 1 && warps_per_block <= 32 &&
            unroll_blocks >= 1 && unroll_blocks <= 8 &&
            (lane_accumulators == 1 || lane_accumulators == 2 || lane_accumulators == 4 ||
             lane_accumulators == 8) &&
-           blocks_per_sm >= 0;
+           blocks_per_sm >= 0 &&
+           (lane_elems == kElemsPerLane || ((lane_elems == 4 || lane_elems == 2) && delta_bits == 4));
   }
 };
 

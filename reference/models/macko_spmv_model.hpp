@@ -5,16 +5,18 @@
 //   2. ROMA: start at RowAligner::aligned_begin; elements outside [begin, end) are masked;
 //   3. per block: one delta load per lane (b_Δ < 4: one 32-bit word serves 4/b_Δ steps and is
 //      redistributed with shfl_sync, lane i of step s reading lane s·32/S + i/S);
-//   4. per step: each lane loads 8 values (one vector), sums its unmasked (delta+1), an
-//      exclusive shfl_up scan gives its starting column, lane 31's inclusive sum is broadcast
-//      as the next step's base;
-//   5. per owned element: gather x[col], acc[i % A] = fma(value, x, acc[i % A]);
+//   4. per step: each lane loads its E = Schedule::lane_elems values (one vector), sums its
+//      unmasked (delta+1), an exclusive shfl_up scan gives its starting column, lane 31's
+//      inclusive sum is broadcast as the next step's base;
+//   5. per owned element i < E: gather x[col], acc[i % A] = fma(value, x, acc[i % A]);
 //   6. accumulators summed in order, butterfly reduction, y = alpha*acc + beta*y_old.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "reference/formats/macko.hpp"
@@ -35,10 +37,13 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
   require(beta == 0.0f || static_cast<std::int64_t>(y_old.size()) == a.rows, "y has the wrong length");
 
   const int db = a.delta_bits;
-  const int S = macko::steps_per_delta_load(db);
+  const int S = sched.steps_per_block();
   const int A = sched.lane_accumulators;
-  constexpr int kVecElems = int(16 / sizeof(T)) < macko::kElemsPerLane ? int(16 / sizeof(T)) : macko::kElemsPerLane;
-  constexpr int kVecs = macko::kElemsPerLane / kVecElems;  // 16-byte loads per lane per step
+  const int E = sched.lane_elems;               // elements per lane per step
+  const std::int64_t kStep = sched.elems_per_step();
+  // A lane's E values are one vector load of at most 16 bytes (two for 32-bit values).
+  const int vec_elems = std::min<int>(int(16 / sizeof(T)), E);
+  const int vecs = E / vec_elems;
 
   std::vector<std::uint32_t> ptr32;
   if (!a.row_ptr.wide) ptr32.assign(a.row_ptr.narrow.begin(), a.row_ptr.narrow.end());
@@ -71,54 +76,64 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
     Lanes<std::array<float, 8>> acc{};
     std::int64_t base = -1;  // column of the last element before this step (row starts at -1)
 
-    for (std::int64_t blk = ra.aligned_begin; blk < end; blk += macko::elems_per_block(db)) {
-      // 3. delta load for the block.
-      const int wbytes = db == 8 ? 8 : 4;
-      const std::int64_t welems = macko::elems_per_delta_word(db);
+    for (std::int64_t blk = ra.aligned_begin; blk < end; blk += sched.elems_per_block()) {
+      // 3. delta load for the block: delta_load_bytes() (1, 2, 4 or 8) per lane.
+      const std::int64_t welems = sched.delta_load_elems();
       const std::uint32_t dactive = ballot_sync(kFullMask, per_lane([&](int l) { return blk + welems * l < end; }));
       const Lanes<std::int64_t> didx = per_lane([&](int l) { return macko::delta_byte_index(blk + welems * l, db); });
       Lanes<std::uint64_t> dword{};
-      if (wbytes == 8) {
-        const auto w = g_delta.load<8>(dactive, didx, &tr.deltas);
-        for (int l = 0; l < kWarpSize; ++l) std::memcpy(&dword[l], w[l].data(), 8);
-      } else {
-        const auto w = g_delta.load<4>(dactive, didx, &tr.deltas);
+      auto load_deltas = [&](auto bytes_c) {
+        constexpr int kB = decltype(bytes_c)::value;
+        const auto w = g_delta.template load<kB>(dactive, didx, &tr.deltas);
         for (int l = 0; l < kWarpSize; ++l) {
-          std::uint32_t u = 0;
-          std::memcpy(&u, w[l].data(), 4);
-          dword[l] = u;
+          dword[l] = 0;
+          std::memcpy(&dword[l], w[l].data(), kB);  // little-endian, as the GPU
         }
+      };
+      switch (sched.delta_load_bytes()) {
+        case 1: load_deltas(std::integral_constant<int, 1>{}); break;
+        case 2: load_deltas(std::integral_constant<int, 2>{}); break;
+        case 4: load_deltas(std::integral_constant<int, 4>{}); break;
+        default: load_deltas(std::integral_constant<int, 8>{}); break;
       }
       for (int l = 0; l < kWarpSize; ++l)
         if (!lane_in(dactive, l)) dword[l] = 0;
 
       for (int s = 0; s < S; ++s) {
-        const std::int64_t step = blk + std::int64_t{macko::kElemsPerStep} * s;
+        const std::int64_t step = blk + kStep * s;
         if (step >= end) break;  // warp-uniform
-        // Deltas of this step's 8 elements, as one field-per-element list per lane.
+        // Deltas of this step's E elements, as one field-per-element list per lane.
         Lanes<std::uint64_t> mine = dword;
         if (S > 1) {
           const Lanes<int> src = per_lane([&](int l) { return s * (kWarpSize / S) + l / S; });
           mine = shfl_sync(kFullMask, dword, src);
-          for (int l = 0; l < kWarpSize; ++l) mine[l] >>= (l % S) * macko::kElemsPerLane * db;
+          for (int l = 0; l < kWarpSize; ++l) mine[l] >>= (l % S) * E * db;
         }
         // 4. values.
-        const std::uint32_t vactive =
-            ballot_sync(kFullMask, per_lane([&](int l) { return step + macko::kElemsPerLane * l < end; }));
+        const std::uint32_t vactive = ballot_sync(kFullMask, per_lane([&](int l) { return step + E * l < end; }));
         Lanes<std::array<T, 8>> vals{};
-        for (int v = 0; v < kVecs; ++v) {
-          const Lanes<std::int64_t> vidx =
-              per_lane([&](int l) { return step + std::int64_t{macko::kElemsPerLane} * l + v * kVecElems; });
-          const auto part = g_val.template load<kVecElems>(vactive, vidx, &tr.values);
-          for (int l = 0; l < kWarpSize; ++l)
-            for (int i = 0; i < kVecElems; ++i) vals[l][v * kVecElems + i] = part[l][i];
+        auto load_values = [&](auto elems_c) {
+          constexpr int kV = decltype(elems_c)::value;
+          if constexpr (kV * sizeof(T) <= 16) {  // vec_elems never asks for more
+            for (int v = 0; v < vecs; ++v) {
+              const Lanes<std::int64_t> vidx = per_lane([&](int l) { return step + std::int64_t{E} * l + v * kV; });
+              const auto part = g_val.template load<kV>(vactive, vidx, &tr.values);
+              for (int l = 0; l < kWarpSize; ++l)
+                for (int i = 0; i < kV; ++i) vals[l][v * kV + i] = part[l][i];
+            }
+          }
+        };
+        switch (vec_elems) {
+          case 2: load_values(std::integral_constant<int, 2>{}); break;
+          case 4: load_values(std::integral_constant<int, 4>{}); break;
+          default: load_values(std::integral_constant<int, 8>{}); break;
         }
         Lanes<std::array<int, 8>> inc{};
         Lanes<int> local{};
         for (int l = 0; l < kWarpSize; ++l) {
           int sum = 0;
-          for (int i = 0; i < macko::kElemsPerLane; ++i) {
-            const std::int64_t e = step + std::int64_t{macko::kElemsPerLane} * l + i;
+          for (int i = 0; i < E; ++i) {
+            const std::int64_t e = step + std::int64_t{E} * l + i;
             const int d = static_cast<int>((mine[l] >> (i * db)) & static_cast<std::uint64_t>(macko::max_skip(db)));
             inc[l][i] = ra.owns(e) ? d + 1 : 0;
             sum += inc[l][i];
@@ -128,7 +143,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
         const Lanes<int> excl = exclusive_scan_shfl_up(kFullMask, local);
         // 5. columns, gathers and FMAs, element by element (one gather instruction each).
         Lanes<std::int64_t> col = per_lane([&](int l) { return base + excl[l]; });
-        for (int i = 0; i < macko::kElemsPerLane; ++i) {
+        for (int i = 0; i < E; ++i) {
           std::uint32_t gactive = 0;
           Lanes<std::int64_t> xidx{};
           for (int l = 0; l < kWarpSize; ++l) {
@@ -167,8 +182,9 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
 // accumulator per lane, plus the accumulator sum and the 5 butterfly levels.
 inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits, const macko::Schedule& s) {
   const std::int64_t unit = macko::align_unit(delta_bits);
-  const std::int64_t steps = (row_elements + unit - 1 + macko::kElemsPerStep - 1) / macko::kElemsPerStep + 1;
-  const std::int64_t per_acc = steps * ((macko::kElemsPerLane + s.lane_accumulators - 1) / s.lane_accumulators);
+  const std::int64_t step = s.elems_per_step();
+  const std::int64_t steps = (row_elements + unit - 1 + step - 1) / step + 1;
+  const std::int64_t per_acc = steps * ((s.lane_elems + s.lane_accumulators - 1) / s.lane_accumulators);
   return per_acc + (s.lane_accumulators - 1) + 5;
 }
 
