@@ -30,6 +30,7 @@ constexpr TileKey kTileKeys[] = {
     {"large_deep", s24::gpu::Tile::kLargeDeep, "warpsparse_mma_sp_s4"},
     {"small", s24::gpu::Tile::kSmall, "warpsparse_mma_sp_small"},
     {"hopper", s24::gpu::Tile::kHopper, "warpsparse_wgmma_sp"},
+    {"hopper_deep", s24::gpu::Tile::kHopperDeep, "warpsparse_wgmma_sp_s5"},
     {"large_pipe", s24::gpu::Tile::kLargePipe, "warpsparse_mma_sp_large_pipe"},
     {"large_deep_pipe", s24::gpu::Tile::kLargeDeepPipe, "warpsparse_mma_sp_large_deep_pipe"},
     {"small_pipe", s24::gpu::Tile::kSmallPipe, "warpsparse_mma_sp_small_pipe"},

@@ -2,7 +2,9 @@
 # Runs on the GPU machine (the device tool) over binaries built here and carried in .devpkg/:
 # GPU property tests, compute-sanitizer (memcheck, racecheck), then benchmarks.
 # Usage: scripts/device_run.sh [tests] [sanitize] [ncu "BENCH_MACKO_ARGS"] [bench_macko "ARGS"]
-#        [bench_sparse24 "ARGS"] ...   (results under results/<gpu>/ inside $OUT/device_logs.tgz)
+#        [bench_sparse24 "ARGS"] [run NAME "COMMAND"] ...
+#        (results under results/<gpu>/ inside $OUT/device_logs.tgz; `run` executes COMMAND with
+#        .devpkg/bin first on PATH and keeps its output as NAME.log)
 # Logs go to $OUT (or ./device_out when OUT is unset).
 set -u
 FINAL=${OUT:-$PWD/device_out}
@@ -49,6 +51,11 @@ while [ $# -gt 0 ]; do
       extra=""; [ "$step" = bench_macko ] && extra="--threads 16"
       "$b" --out "$OUT/results" $extra $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
       tail -3 "$OUT/$(basename "$b").err" ;;
+    run)
+      name=$1; cmd=$2; shift 2
+      echo "== $name: $cmd"
+      (PATH="$PKG/bin:$PATH"; eval "$cmd") > "$OUT/$name.log" 2>&1
+      rc=$?; echo "rc=$rc"; tail -4 "$OUT/$name.log"; [ $rc = 0 ] || status=1 ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done

@@ -488,7 +488,7 @@ __global__ void probe_kernel(const std::uint32_t* a, const std::uint32_t* b, con
   for (int i = 0; i < 4; ++i) d[4 * l + i] = acc[i];
 }
 
-// Calls f.template operator()<Variant>() for an mma.sp tile; false for kHopper or an unknown value.
+// Calls f.template operator()<Variant>() for an mma.sp tile; false for a wgmma.sp tile or an unknown value.
 template <class F>
 bool visit_mma_sp_tile(Tile t, F&& f) {
   switch (t) {
@@ -534,11 +534,11 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
-  if (g.tile == Tile::kHopper) {
+  if (is_wgmma(g.tile)) {
     int dev = 0, major = 0;
     WS_CHECK_CUDA(cudaGetDevice(&dev));
     WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    require(major == 9, "sparse24 gemm: Tile::kHopper needs an sm_90 device");
+    require(major == 9, "sparse24 gemm: the wgmma.sp tiles need an sm_90 device");
     launch_gemm_wgmma(g, stream);
     return;
   }

@@ -329,7 +329,10 @@ void perf_section(std::mt19937& rng, bool hopper) {
     std::vector<s24::gpu::Tile> tiles;
     for (auto t : kMmaSpTiles)
       if (tile_selected(t)) tiles.push_back(t);
-    if (hopper) tiles.push_back(s24::gpu::Tile::kHopper);
+    if (hopper) {
+      tiles.push_back(s24::gpu::Tile::kHopper);
+      tiles.push_back(s24::gpu::Tile::kHopperDeep);
+    }
     for (auto tile : tiles) {
       cudaEvent_t e0, e1;
       WS_CUDA(cudaEventCreate(&e0));
@@ -348,7 +351,7 @@ void perf_section(std::mt19937& rng, bool hopper) {
       std::sort(ms.begin(), ms.end());
       const double med = ms[ms.size() / 2];
       std::string resources;
-      if (tile != s24::gpu::Tile::kHopper) {
+      if (!s24::gpu::is_wgmma(tile)) {
         const auto info = s24::gpu::kernel_info(tile, s24::gpu::Elem::kBf16, s24::gpu::Elem::kBf16);
         resources = " [regs=" + std::to_string(info.registers) + " local=" + std::to_string(info.local_bytes) +
                     "B smem=" + std::to_string(info.smem_bytes / 1024) + "KB threads=" + std::to_string(info.threads) +
@@ -432,10 +435,11 @@ int main(int argc, char** argv) {
         using s24::gpu::Tile;
         const std::vector<Shape> hshapes = {{128, 256, 64}, {256, 512, 256, 1, 3}, {1, 1, 1}, {129, 257, 65},
                                             {300, 200, 100, 0, 1}, {1000, 24, 512}, {2048, 2048, 2048}};
-        for (const Shape& sh : hshapes) {
-          hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kHopper, rng);
-          hopper_fails += gemm_case<ws::half, float>(sh, Tile::kHopper, rng);
-        }
+        for (const Tile t : {Tile::kHopper, Tile::kHopperDeep})
+          for (const Shape& sh : hshapes) {
+            hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, t, rng);
+            hopper_fails += gemm_case<ws::half, float>(sh, t, rng);
+          }
       } catch (const std::exception& e) {
         std::printf("FAIL wgmma.sp exception: %s\n", e.what());
         ++hopper_fails;

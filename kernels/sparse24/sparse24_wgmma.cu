@@ -1,13 +1,14 @@
 // 2:4 sparse GEMM for Hopper (sm_90a): wgmma.mma_async.sp m64n256k32, TMA loads, mbarrier pipeline.
 //
-// EXPERIMENTAL, compile-checked only (no GPU was available when it was written). Same data as the
-// mma.sp kernel: A compressed (padded 128 rows × 64 columns), metadata in the swizzled order of
-// reference/formats/sparse24_layout.hpp, B K × N row-major, C masked.
+// Same data as the mma.sp kernel: A compressed (padded 128 rows × 64 columns), metadata in the
+// swizzled order of reference/formats/sparse24_layout.hpp, B K × N row-major, C masked. Checked on
+// the H100 by sparse24_gemm_gpu_test --hopper (kernels/NOTES.md).
 //
 // CTA: 3 warpgroups. Warpgroup 0 is the producer (one thread issues TMA for A and B and a bulk copy
 // for the 1 KB of metadata per stage, tracked by a "full" mbarrier with expected bytes); warpgroups
 // 1 and 2 each compute 64 rows × 256 columns with two wgmma.sp m64n256k32 per 64-wide K tile
-// (selector 0 then 1), then release the stage through an "empty" mbarrier.
+// (selector 0 then 1); one K tile's pair stays in flight while the next is issued, and a stage goes
+// back to the producer through an "empty" mbarrier once the pair that read it has completed.
 //
 // Assumptions to check on hardware (reference: PTX ISA §9.7.15 "Asynchronous warpgroup level matrix
 // multiply-accumulate", §9.7.15.5.1 matrix descriptors, sparse wgmma metadata):
@@ -39,14 +40,16 @@
 namespace warpsparse::sparse24::gpu {
 namespace {
 
-constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4;
+constexpr int kBM = 128, kBN = 256, kBK = 64;
 constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
 constexpr int kABytes = kBM * kBK / 2 * 2;                       // 8 KB
 constexpr int kBBoxBytes = 64 * kBK * 2;                          // one 64 × 64 TMA box of B
 constexpr int kBBytes = kBN / 64 * kBBoxBytes;                    // 32 KB
 constexpr int kEBytes = kBM / kMetaBlockRows * kMetaBlockHalves * 2;  // 1 KB
 constexpr int kStageBytes = kABytes + kBBytes + kEBytes;          // 41 KB, a multiple of 1 KB
-constexpr int kSmemBytes = kStages * kStageBytes + 1024 /*alignment slack*/ + 2 * kStages * 8;
+// Shared memory of a kStages pipeline: stages, alignment slack, full and empty barriers.
+constexpr int smem_bytes(int stages) { return stages * kStageBytes + 1024 + 2 * stages * 8; }
+static_assert(smem_bytes(5) <= 227 * 1024, "5 stages fit the 227 KB an H100 CTA may use");
 static_assert(kStageBytes % 1024 == 0, "swizzle atoms need 1 KB-aligned stages");
 static_assert(kRowAlign % kBM == 0 && kColAlign == kBK, "storage padding matches the tile");
 
@@ -140,9 +143,16 @@ __device__ __forceinline__ TOut to_out(float v) {
   else if constexpr (std::is_same_v<TOut, __half>) return __float2half_rn(v);
   else return __float2bfloat16_rn(v);
 }
+// Two adjacent outputs, each rounded on its own as to_out does, in one store (p 2-element aligned).
+template <class TOut>
+__device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
+  if constexpr (std::is_same_v<TOut, float>) *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+  else if constexpr (std::is_same_v<TOut, __half>) *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v0, v1);
+  else *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+}
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 
-template <bool kBf16, class TOut>
+template <bool kBf16, class TOut, int kStages>
 __global__ void __launch_bounds__(kThreads, 1)
     sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const std::uint16_t* __restrict__ e, TOut* __restrict__ c, int m, int n, int rows_padded,
@@ -214,19 +224,32 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_sp<kBf16, 0>(acc, da0, db0, meta, kt > 0 ? 1 : 0);
     wgmma_sp<kBf16, 1>(acc, da1, db1, meta, 1);
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (lane == 0) mbar_arrive(empty_bar(s));
+    // Keep this K tile's pair in flight while the next one is issued: wait only for the previous
+    // pair, then hand its stage back to the producer.
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    if (kt > 0 && lane == 0) mbar_arrive(empty_bar((kt - 1) % kStages));
   }
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 
-  // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1).
+  // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1). The two
+  // adjacent columns go out as one 4-byte (8-byte for fp32) store when C's alignment allows.
   const int g = lane >> 2, t = lane & 3;
+  const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(TOut)) == 0;
 #pragma unroll
   for (int j = 0; j < kBN / 8; ++j)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = m0 + cw * 64 + warp_in_wg * 16 + g + 8 * (i / 2);
-      const int col = n0 + 8 * j + 2 * t + (i % 2);
-      if (row < m && col < n) c[static_cast<std::int64_t>(row) * ldc + col] = to_out<TOut>(acc[4 * j + i]);
+    for (int h = 0; h < 2; ++h) {
+      const int row = m0 + cw * 64 + warp_in_wg * 16 + g + 8 * h;
+      const int col = n0 + 8 * j + 2 * t;
+      if (row >= m) continue;
+      TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
+      const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+      if (pairs && col + 1 < n) {
+        store_pair(p, v0, v1);
+      } else {
+        if (col < n) p[0] = to_out<TOut>(v0);
+        if (col + 1 < n) p[1] = to_out<TOut>(v1);
+      }
     }
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 }
@@ -263,9 +286,10 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
-template <bool kBf16, class TOut>
+template <bool kBf16, class TOut, int kStages>
 void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
-  auto kernel = sparse24_wgmma_kernel<kBf16, TOut>;
+  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages>;
+  constexpr int kSmemBytes = smem_bytes(kStages);
   static std::once_flag once;
   std::call_once(once, [&] {
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
@@ -290,13 +314,18 @@ void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
     // TMA cannot describe an empty B; the product is zero.
     require(false, "sparse24 wgmma: K = 0 is not supported by the Hopper kernel");
   }
-  if (g.out == Elem::kFp32) {
-    bf16 ? launch_wgmma_typed<true, float>(g, stream) : launch_wgmma_typed<false, float>(g, stream);
-  } else if (bf16) {
-    launch_wgmma_typed<true, __nv_bfloat16>(g, stream);
-  } else {
-    launch_wgmma_typed<false, __half>(g, stream);
-  }
+  auto typed = [&](auto stages_c) {
+    constexpr int S = decltype(stages_c)::value;
+    if (g.out == Elem::kFp32) {
+      bf16 ? launch_wgmma_typed<true, float, S>(g, stream) : launch_wgmma_typed<false, float, S>(g, stream);
+    } else if (bf16) {
+      launch_wgmma_typed<true, __nv_bfloat16, S>(g, stream);
+    } else {
+      launch_wgmma_typed<false, __half, S>(g, stream);
+    }
+  };
+  if (g.tile == Tile::kHopperDeep) typed(std::integral_constant<int, 5>{});
+  else typed(std::integral_constant<int, 4>{});
 }
 
 }  // namespace warpsparse::sparse24::gpu
