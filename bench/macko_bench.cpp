@@ -424,7 +424,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     const std::uint64_t bytes = mk.storage_bytes() + vec_bytes;
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
-      for (const macko::Schedule& s : schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits))) {
+      const double dens = mk.rows * mk.cols > 0 ? double(mk.nnz) / (double(mk.rows) * double(mk.cols)) : 0.0;
+      for (const macko::Schedule& s : schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits, dens))) {
         const std::string ss = schedule_str(s);
         if (!s.valid()) {
           std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());

@@ -28,8 +28,9 @@ struct DeviceMacko {
 template <class T>
 DeviceMacko<T> upload_macko(const Macko<T>& a);
 
-// The schedule the kernel uses for this matrix when the caller does not pick one.
-macko::Schedule default_schedule(int delta_bits);
+// The schedule the kernel uses for a matrix with these delta bits and density (nnz / (rows*cols))
+// when the caller does not pick one.
+macko::Schedule default_schedule(int delta_bits, double density = 0.5);
 
 // y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements.
 template <class T, class TY>

@@ -122,8 +122,7 @@ rc::Gen<Case> gen_case(bool big) {
       const auto v =
           *rc::gen::element(std::tuple{1, 1, false, 8}, std::tuple{1, 2, false, 8}, std::tuple{2, 2, false, 8},
                             std::tuple{1, 1, true, 8}, std::tuple{2, 1, true, 8}, std::tuple{1, 2, true, 8},
-                            std::tuple{2, 2, true, 8}, std::tuple{1, 2, true, 4}, std::tuple{1, 4, true, 4},
-                            std::tuple{1, 4, true, 2}, std::tuple{1, 8, true, 2})
+                            std::tuple{2, 2, true, 8}, std::tuple{1, 2, true, 4})
                .as("acc/unroll/prefetch/lane_elems");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
