@@ -8,7 +8,7 @@
 //      random ragged shapes, every mma.sp tile (kMmaSpTiles), bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
 //      the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
 //   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
-//   4. --hopper (sm_90 only): the experimental wgmma.sp kernel (Tile::kHopper) on the same checks;
+//   4. --hopper (sm_90 only): the wgmma.sp kernel (Tile::kHopper, kHopperPersistent) on the same checks;
 //      its results are reported in their own summary line.
 // Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper, --tile SUBSTR (only the
 // mma.sp tiles whose name contains SUBSTR, in the checks and in --perf).
@@ -331,7 +331,8 @@ void perf_section(std::mt19937& rng, bool hopper) {
       if (tile_selected(t)) tiles.push_back(t);
     if (hopper) {
       tiles.push_back(s24::gpu::Tile::kHopper);
-      tiles.push_back(s24::gpu::Tile::kHopperDeep);
+      tiles.push_back(s24::gpu::Tile::kHopperPersistent);
+      tiles.push_back(s24::gpu::Tile::kHopperPersistentStore);
     }
     for (auto tile : tiles) {
       cudaEvent_t e0, e1;
@@ -434,8 +435,12 @@ int main(int argc, char** argv) {
       try {
         using s24::gpu::Tile;
         const std::vector<Shape> hshapes = {{128, 256, 64}, {256, 512, 256, 1, 3}, {1, 1, 1}, {129, 257, 65},
-                                            {300, 200, 100, 0, 1}, {1000, 24, 512}, {2048, 2048, 2048}};
-        for (const Tile t : {Tile::kHopper, Tile::kHopperDeep})
+                                            {300, 200, 100, 0, 1}, {1000, 24, 512}, {2048, 2048, 2048},
+                                            // more tiles than SMs: the persistent grid strides
+                                            {4096, 2048, 128}, {2200, 4200, 96, 0, 1},
+                                            // ldc % 8 == 0: the TMA-store epilogue, clipped at M and N
+                                            {2200, 4200, 96}, {1000, 1000, 512, 0, 8}};
+        for (const Tile t : {Tile::kHopper, Tile::kHopperPersistent, Tile::kHopperPersistentStore})
           for (const Shape& sh : hshapes) {
             hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, t, rng);
             hopper_fails += gemm_case<ws::half, float>(sh, t, rng);

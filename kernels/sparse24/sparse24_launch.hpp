@@ -14,7 +14,10 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // (123 KB shared); kLargeDeep = the same with 4 stages (164 KB); kSmall = 128×128×64 tile,
 // 4 warps, 4 stages (100 KB, two CTAs per SM).
 // kHopper selects the sm_90a wgmma.sp kernel (sparse24_wgmma.cu; 128×256×64 tile, TMA + mbarrier
-// pipeline, 4 stages); kHopperDeep the same with 5 stages (206 KB). Both need compute capability 9.0.
+// pipeline, 4 stages, one CTA per output tile); kHopperPersistent the same kernel on one CTA per
+// SM striding over the tiles; kHopperPersistentStore that with 3 stages and a TMA-store epilogue
+// through 64 KB of shared memory (16-bit C with ldc % 8 == 0 and a 16-byte aligned base; other
+// outputs take kHopperPersistent's path). All need compute capability 9.0.
 // The *Pipe tiles run the same schedules through the software-pipelined mma.sp kernel (fragments
 // of the next k32 step loaded while the current one's mma.sp issue, one barrier per K tile,
 // cp.async addresses computed once): kLargePipe / kLargeDeepPipe = kLarge / kLargeDeep;
@@ -39,17 +42,21 @@ enum class Tile : std::uint8_t {
   kLargePipeSpread = 11,
   kSmallPipeSpread = 12,
   kTallPipeSpread = 13,
-  kHopperDeep = 14,
+  kHopperPersistent = 14,
+  kHopperPersistentStore = 15,
 };
 
-inline bool is_wgmma(Tile t) { return t == Tile::kHopper || t == Tile::kHopperDeep; }
+inline bool is_wgmma(Tile t) {
+  return t == Tile::kHopper || t == Tile::kHopperPersistent || t == Tile::kHopperPersistentStore;
+}
 
 inline std::string to_string(Tile t) {
   switch (t) {
     case Tile::kLarge: return "128x256x64/s3";
     case Tile::kLargeDeep: return "128x256x64/s4";
     case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
-    case Tile::kHopperDeep: return "wgmma.sp-128x256x64/s5";
+    case Tile::kHopperPersistent: return "wgmma.sp-128x256x64/s4/persistent";
+    case Tile::kHopperPersistentStore: return "wgmma.sp-128x256x64/s3/persistent/tma-store";
     case Tile::kLargePipe: return "128x256x64/s3/pipe";
     case Tile::kLargeDeepPipe: return "128x256x64/s4/pipe";
     case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";
@@ -89,8 +96,8 @@ struct KernelInfo {
 };
 KernelInfo kernel_info(Tile tile, Elem in, Elem out);
 
-// The sm_90a wgmma.sp kernels behind Tile::kHopper and kHopperDeep (called by launch_gemm after
-// its checks).
+// The sm_90a wgmma.sp kernel behind Tile::kHopper and kHopperPersistent (called by launch_gemm
+// after its checks).
 void launch_gemm_wgmma(const GemmArgs& args, cudaStream_t stream);
 
 // Runs one mma.sp::ordered_metadata m16n8k32 on one warp with the given per-lane registers (device

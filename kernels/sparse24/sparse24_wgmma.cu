@@ -9,9 +9,13 @@
 // 1 and 2 each compute 64 rows × 256 columns with two wgmma.sp m64n256k32 per 64-wide K tile
 // (selector 0 then 1); one K tile's pair stays in flight while the next is issued, and a stage goes
 // back to the producer through an "empty" mbarrier once the pair that read it has completed.
+// KNOWN ISSUE: compute-sanitizer racecheck reports the consumers' ld.shared of the metadata against
+// the producer's next bulk copy into the same stage (kernels/NOTES.md); reading the metadata from
+// global memory instead (no generic access to TMA-written shared memory) is written but was never
+// run: see the commit "wgmma.sp: metadata from global memory (UNTESTED)".
 //
-// Assumptions to check on hardware (reference: PTX ISA §9.7.15 "Asynchronous warpgroup level matrix
-// multiply-accumulate", §9.7.15.5.1 matrix descriptors, sparse wgmma metadata):
+// Layout facts, confirmed on the H100 by the --hopper checks (PTX ISA §9.7.15 "Asynchronous
+// warpgroup level matrix multiply-accumulate", §9.7.15.5.1 matrix descriptors):
 //   * wgmma.sp f16/bf16 metadata: warp w of the warpgroup supplies rows 16w..16w+15 with the same
 //     per-lane word as mma.sp m16n8k32 (selector 0: lanes t0/t1 of each quad, 1: t2/t3), so a warp
 //     reads its word with one 32-bit shared load at block + 4·lane (the ldmatrix.x1 order).
@@ -24,6 +28,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -47,9 +52,16 @@ constexpr int kBBoxBytes = 64 * kBK * 2;                          // one 64 × 6
 constexpr int kBBytes = kBN / 64 * kBBoxBytes;                    // 32 KB
 constexpr int kEBytes = kBM / kMetaBlockRows * kMetaBlockHalves * 2;  // 1 KB
 constexpr int kStageBytes = kABytes + kBBytes + kEBytes;          // 41 KB, a multiple of 1 KB
-// Shared memory of a kStages pipeline: stages, alignment slack, full and empty barriers.
-constexpr int smem_bytes(int stages) { return stages * kStageBytes + 1024 + 2 * stages * 8; }
-static_assert(smem_bytes(5) <= 227 * 1024, "5 stages fit the 227 KB an H100 CTA may use");
+// The TMA-store epilogue stages each consumer's 64 × 256 16-bit outputs as four 64 × 64 boxes
+// with the 128-byte swizzle (8 KB each): 64 KB for the CTA, after the pipeline stages.
+constexpr int kCBoxBytes = 64 * 64 * 2;
+constexpr int kCBytes = 2 * (kBN / 64) * kCBoxBytes;
+// Shared memory of a kStages pipeline: stages, C staging (TMA store), alignment slack, barriers.
+constexpr int smem_bytes(int stages, bool tma_store) {
+  return stages * kStageBytes + (tma_store ? kCBytes : 0) + 1024 + 2 * stages * 8;
+}
+static_assert(smem_bytes(4, false) <= 227 * 1024 && smem_bytes(3, true) <= 227 * 1024,
+              "the pipelines fit the 227 KB an H100 CTA may use");
 static_assert(kStageBytes % 1024 == 0, "swizzle atoms need 1 KB-aligned stages");
 static_assert(kRowAlign % kBM == 0 && kColAlign == kBK, "storage padding matches the tile");
 
@@ -83,10 +95,24 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
+// TMA store of one box from shared memory, tracked by the issuing thread's bulk group.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32_t src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Waits until every committed bulk store has finished reading shared memory.
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
 __device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, int bytes, std::uint32_t bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
                "l"(src), "r"(bytes), "r"(bar)
                : "memory");
+}
+// Barrier over the 128 threads of one consumer warpgroup (ids 1 and 2; 0 is __syncthreads).
+__device__ __forceinline__ void warpgroup_bar(int id) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
 }
 
 // Shared-memory matrix descriptor (PTX ISA §9.7.15.5.1): start address, leading and stride byte
@@ -143,6 +169,17 @@ __device__ __forceinline__ TOut to_out(float v) {
   else if constexpr (std::is_same_v<TOut, __half>) return __float2half_rn(v);
   else return __float2bfloat16_rn(v);
 }
+// Two 16-bit outputs, each rounded on its own as to_out does, as one 32-bit word (first in the low half).
+template <class TOut>
+__device__ __forceinline__ std::uint32_t pack_pair(float v0, float v1) {
+  if constexpr (std::is_same_v<TOut, __half>) {
+    const __half2 h = __floats2half2_rn(v0, v1);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(v0, v1);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
 // Two adjacent outputs, each rounded on its own as to_out does, in one store (p 2-element aligned).
 template <class TOut>
 __device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
@@ -152,9 +189,12 @@ __device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
 }
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 
-template <bool kBf16, class TOut, int kStages>
+// kTmaStore: 16-bit outputs leave through shared memory and TMA stores (which clip at M and N), so
+// the consumers go on to the next tile while the stores drain.
+template <bool kBf16, class TOut, int kStages, bool kTmaStore>
 __global__ void __launch_bounds__(kThreads, 1)
     sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                          const __grid_constant__ CUtensorMap map_c,
                           const std::uint16_t* __restrict__ e, TOut* __restrict__ c, int m, int n, int rows_padded,
                           int cols_padded, int ldc) {
 #if defined(WS_SPARSE24_WGMMA_ENABLED)
@@ -162,7 +202,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Swizzled TMA destinations need 1 KB alignment.
   const std::uint32_t raw = smem_u32(smem_raw);
   const std::uint32_t base = (raw + 1023u) & ~1023u;
-  const std::uint32_t bars = base + kStages * kStageBytes;
+  const std::uint32_t c_stage = base + kStages * kStageBytes;  // kTmaStore only
+  const std::uint32_t bars = c_stage + (kTmaStore ? kCBytes : 0);
   auto full_bar = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(s); };
   auto empty_bar = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(kStages + s); };
   auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * kStageBytes); };
@@ -171,8 +212,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
-  const TileCoord tile = cta_tile(static_cast<int>(blockIdx.x), (m + kBM - 1) / kBM, (n + kBN - 1) / kBN);
-  const int m0 = tile.m * kBM, n0 = tile.n * kBN;
+  const int tiles_m = (m + kBM - 1) / kBM, tiles_n = (n + kBN - 1) / kBN, tiles = tiles_m * tiles_n;
   const int ktiles = cols_padded / kBK;
   const int blocks_m = rows_padded / kMetaBlockRows;
 
@@ -185,19 +225,30 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
 
+  // CTAs stride over the output tiles (one tile each when the grid covers them all; fewer CTAs
+  // than tiles make the kernel persistent, and the producer then loads the next tile's first
+  // stages while the consumers store the current one). `it` counts K tiles over all of this CTA's
+  // tiles: stage it % kStages, barrier phase (it / kStages) & 1.
   if (wg == 0) {
     // Producer: registers go to the consumers.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
-      for (int kt = 0; kt < ktiles; ++kt) {
-        const int s = kt % kStages;
-        if (kt >= kStages) mbar_wait(empty_bar(s), ((kt / kStages) - 1) & 1);
-        mbar_expect_tx(full_bar(s), kStageBytes);
-        tma_load_2d(stage_a(s), &map_a, kt * (kBK / 2), m0, full_bar(s));
-        for (int j = 0; j < kBN / 64; ++j)
-          tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + 64 * j, kt * kBK, full_bar(s));
-        bulk_load(stage_e(s), e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves,
-                  kEBytes, full_bar(s));
+      int it = 0;
+      for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+        const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
+        const int m0 = tile.m * kBM, n0 = tile.n * kBN;
+        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+          const int s = it % kStages;
+          if (it >= kStages) mbar_wait(empty_bar(s), ((it / kStages) - 1) & 1);
+          mbar_expect_tx(full_bar(s), kStageBytes);
+          tma_load_2d(stage_a(s), &map_a, kt * (kBK / 2), m0, full_bar(s));
+          for (int j = 0; j < kBN / 64; ++j)
+            tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + 64 * j, kt * kBK,
+                        full_bar(s));
+          bulk_load(stage_e(s),
+                    e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves, kEBytes,
+                    full_bar(s));
+        }
       }
     }
     return;
@@ -205,52 +256,93 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int cw = wg - 1;  // consumer rows m0 + 64·cw
+  const int g = lane >> 2, t4 = lane & 3;
+  const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(TOut)) == 0;
   float acc[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.f;
 
-  for (int kt = 0; kt < ktiles; ++kt) {
-    const int s = kt % kStages;
-    mbar_wait(full_bar(s), (kt / kStages) & 1);
-    std::uint32_t meta;
-    asm volatile("ld.shared.u32 %0, [%1];\n"
-                 : "=r"(meta)
-                 : "r"(stage_e(s) + static_cast<std::uint32_t>((cw * 4 + warp_in_wg) * 128 + lane * 4)));
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-    const std::uint32_t a0 = stage_a(s) + static_cast<std::uint32_t>(cw * 64 * 64);
-    const std::uint64_t da0 = make_desc(a0, 16, 512, 2), da1 = make_desc(a0 + 32, 16, 512, 2);
-    const std::uint64_t db0 = make_desc(stage_b(s), kBBoxBytes, 1024, 1),
-                        db1 = make_desc(stage_b(s) + 32 * 128, kBBoxBytes, 1024, 1);
-    wgmma_sp<kBf16, 0>(acc, da0, db0, meta, kt > 0 ? 1 : 0);
-    wgmma_sp<kBf16, 1>(acc, da1, db1, meta, 1);
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    // Keep this K tile's pair in flight while the next one is issued: wait only for the previous
-    // pair, then hand its stage back to the producer.
-    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-    if (kt > 0 && lane == 0) mbar_arrive(empty_bar((kt - 1) % kStages));
-  }
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-
-  // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1). The two
-  // adjacent columns go out as one 4-byte (8-byte for fp32) store when C's alignment allows.
-  const int g = lane >> 2, t = lane & 3;
-  const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(TOut)) == 0;
-#pragma unroll
-  for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = m0 + cw * 64 + warp_in_wg * 16 + g + 8 * h;
-      const int col = n0 + 8 * j + 2 * t;
-      if (row >= m) continue;
-      TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
-      const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-      if (pairs && col + 1 < n) {
-        store_pair(p, v0, v1);
-      } else {
-        if (col < n) p[0] = to_out<TOut>(v0);
-        if (col + 1 < n) p[1] = to_out<TOut>(v1);
-      }
+  int it = 0;
+  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+    const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
+    const int m0 = tile.m * kBM, n0 = tile.n * kBN;
+    for (int kt = 0; kt < ktiles; ++kt, ++it) {
+      const int s = it % kStages;
+      mbar_wait(full_bar(s), (it / kStages) & 1);
+      std::uint32_t meta;
+      asm volatile("ld.shared.u32 %0, [%1];\n"
+                   : "=r"(meta)
+                   : "r"(stage_e(s) + static_cast<std::uint32_t>((cw * 4 + warp_in_wg) * 128 + lane * 4)));
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+      const std::uint32_t a0 = stage_a(s) + static_cast<std::uint32_t>(cw * 64 * 64);
+      const std::uint64_t da0 = make_desc(a0, 16, 512, 2), da1 = make_desc(a0 + 32, 16, 512, 2);
+      const std::uint64_t db0 = make_desc(stage_b(s), kBBoxBytes, 1024, 1),
+                          db1 = make_desc(stage_b(s) + 32 * 128, kBBoxBytes, 1024, 1);
+      wgmma_sp<kBf16, 0>(acc, da0, db0, meta, kt > 0 ? 1 : 0);
+      wgmma_sp<kBf16, 1>(acc, da1, db1, meta, 1);
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      // Keep this K tile's pair in flight while the next one is issued: wait only for the
+      // previous pair, then hand its stage back to the producer.
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (kt > 0 && lane == 0) mbar_arrive(empty_bar((it - 1) % kStages));
     }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    if (lane == 0) mbar_arrive(empty_bar((it - 1) % kStages));
+
+    // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1).
+    if constexpr (kTmaStore) {
+      static_assert(sizeof(TOut) == 2, "the TMA-store epilogue is for 16-bit outputs");
+      // This warpgroup's previous stores must have read its staging boxes before they are rewritten.
+      const std::uint32_t my_c = c_stage + static_cast<std::uint32_t>(cw * (kBN / 64) * kCBoxBytes);
+      const bool issuer = (tid & 127) == 0;
+      if (issuer) bulk_wait_read();
+      warpgroup_bar(1 + cw);
+      // Box b holds columns 64b..64b+63 as 64 rows of 128 B; 16-byte chunk q of row r sits at
+      // chunk q ^ (r & 7) (the TMA 128-byte swizzle), so the 8 rows of one store hit distinct banks.
+#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = warp_in_wg * 16 + g + 8 * h;
+          const int q = j % 8;
+          const std::uint32_t addr = my_c + static_cast<std::uint32_t>((j / 8) * kCBoxBytes + r * 128 +
+                                                                       ((q ^ (r & 7)) * 16) + t4 * 4);
+          const std::uint32_t bits = pack_pair<TOut>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+          asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
+        }
+      // Generic-proxy writes must be visible to the async proxy before the TMA reads them.
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      warpgroup_bar(1 + cw);
+      if (issuer) {
+#pragma unroll
+        for (int b = 0; b < kBN / 64; ++b)
+          tma_store_2d(&map_c, my_c + static_cast<std::uint32_t>(b * kCBoxBytes), n0 + 64 * b, m0 + cw * 64);
+        bulk_commit();
+      }
+    } else {
+      // The two adjacent columns go out as one 4-byte (8-byte for fp32) store when C's alignment allows.
+#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = m0 + cw * 64 + warp_in_wg * 16 + g + 8 * h;
+          const int col = n0 + 8 * j + 2 * t4;
+          if (row >= m) continue;
+          TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
+          const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+          if (pairs && col + 1 < n) {
+            store_pair(p, v0, v1);
+          } else {
+            if (col < n) p[0] = to_out<TOut>(v0);
+            if (col + 1 < n) p[1] = to_out<TOut>(v1);
+          }
+        }
+    }
+  }
+  if constexpr (kTmaStore) {
+    // Shared memory must outlive the stores' reads of it.
+    if ((tid & 127) == 0) bulk_wait_read();
+  }
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 }
 
@@ -286,10 +378,10 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
-template <bool kBf16, class TOut, int kStages>
-void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
-  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages>;
-  constexpr int kSmemBytes = smem_bytes(kStages);
+template <bool kBf16, class TOut, int kStages, bool kTmaStore>
+void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream) {
+  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore>;
+  constexpr int kSmemBytes = smem_bytes(kStages, kTmaStore);
   static std::once_flag once;
   std::call_once(once, [&] {
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
@@ -299,8 +391,20 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
                                      CU_TENSOR_MAP_SWIZZLE_64B);
   // Rows >= K and columns >= N are outside the tensor: TMA fills them with zeros.
   const CUtensorMap map_b = make_map(g.b, g.k, g.n, g.ldb, 64, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
+  // C as a TMA store target: rows >= M and columns >= N of a box are not written.
+  CUtensorMap map_c{};
+  if constexpr (kTmaStore) map_c = make_map(g.c, g.m, g.n, g.ldc, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
   const long long tiles = static_cast<long long>((g.m + kBM - 1) / kBM) * ((g.n + kBN - 1) / kBN);
-  kernel<<<static_cast<unsigned>(tiles), kThreads, kSmemBytes, stream>>>(map_a, map_b, g.a_meta, static_cast<TOut*>(g.c),
+  require(tiles <= 0x7fffffff, "sparse24 wgmma: more than 2^31 output tiles");
+  long long grid = tiles;
+  if (persistent) {  // one CTA per SM, each striding over the tiles
+    int dev = 0, sms = 0;
+    require(cudaGetDevice(&dev) == cudaSuccess &&
+                cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess,
+            "sparse24 wgmma: cannot read the SM count");
+    grid = std::min<long long>(tiles, sms);
+  }
+  kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
                                                                         g.m, g.n, g.rows_padded, g.cols_padded, g.ldc);
   const cudaError_t err = cudaGetLastError();
   require(err == cudaSuccess, std::string("sparse24 wgmma: launch: ") + cudaGetErrorString(err));
@@ -314,18 +418,20 @@ void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
     // TMA cannot describe an empty B; the product is zero.
     require(false, "sparse24 wgmma: K = 0 is not supported by the Hopper kernel");
   }
-  auto typed = [&](auto stages_c) {
-    constexpr int S = decltype(stages_c)::value;
-    if (g.out == Elem::kFp32) {
-      bf16 ? launch_wgmma_typed<true, float, S>(g, stream) : launch_wgmma_typed<false, float, S>(g, stream);
-    } else if (bf16) {
-      launch_wgmma_typed<true, __nv_bfloat16, S>(g, stream);
-    } else {
-      launch_wgmma_typed<false, __half, S>(g, stream);
-    }
-  };
-  if (g.tile == Tile::kHopperDeep) typed(std::integral_constant<int, 5>{});
-  else typed(std::integral_constant<int, 4>{});
+  const bool persistent = g.tile != Tile::kHopper;
+  // The TMA-store epilogue needs 16-bit C with a 16-byte aligned base and row pitch.
+  const bool tma_store = g.tile == Tile::kHopperPersistentStore && g.out != Elem::kFp32 && g.ldc % 8 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0;
+  if (g.out == Elem::kFp32) {
+    bf16 ? launch_wgmma_typed<true, float, 4, false>(g, persistent, stream)
+         : launch_wgmma_typed<false, float, 4, false>(g, persistent, stream);
+  } else if (bf16) {
+    tma_store ? launch_wgmma_typed<true, __nv_bfloat16, 3, true>(g, persistent, stream)
+              : launch_wgmma_typed<true, __nv_bfloat16, 4, false>(g, persistent, stream);
+  } else {
+    tma_store ? launch_wgmma_typed<false, __half, 3, true>(g, persistent, stream)
+              : launch_wgmma_typed<false, __half, 4, false>(g, persistent, stream);
+  }
 }
 
 }  // namespace warpsparse::sparse24::gpu
