@@ -15,7 +15,7 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // 4 warps, 4 stages (100 KB, two CTAs per SM).
 // kHopper selects the sm_90a wgmma.sp kernel (sparse24_wgmma.cu; 128×256×64 tile, TMA + mbarrier
 // pipeline, 4 stages, one CTA per output tile); kHopperPersistent the same kernel on one CTA per
-// SM striding over the tiles; kHopperPersistentStore that with a TMA-store epilogue
+// SM striding over the tiles; kHopperPersistentStore that with 3 stages and a TMA-store epilogue
 // through 64 KB of shared memory (16-bit C with ldc % 8 == 0 and a 16-byte aligned base; other
 // outputs take kHopperPersistent's path). All need compute capability 9.0.
 // The *Pipe tiles run the same schedules through the software-pipelined mma.sp kernel (fragments
@@ -56,7 +56,7 @@ inline std::string to_string(Tile t) {
     case Tile::kLargeDeep: return "128x256x64/s4";
     case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
     case Tile::kHopperPersistent: return "wgmma.sp-128x256x64/s4/persistent";
-    case Tile::kHopperPersistentStore: return "wgmma.sp-128x256x64/s4/persistent/tma-store";
+    case Tile::kHopperPersistentStore: return "wgmma.sp-128x256x64/s3/persistent/tma-store";
     case Tile::kLargePipe: return "128x256x64/s3/pipe";
     case Tile::kLargeDeepPipe: return "128x256x64/s4/pipe";
     case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";

@@ -4,20 +4,21 @@
 // swizzled order of reference/formats/sparse24_layout.hpp, B K × N row-major, C masked. Checked on
 // the H100 by sparse24_gemm_gpu_test --hopper (kernels/NOTES.md).
 //
-// CTA: 3 warpgroups. Warpgroup 0 is the producer (one thread issues the TMA loads of A and B per
-// stage, tracked by a "full" mbarrier with expected bytes); warpgroups 1 and 2 each compute 64 rows
-// × 256 columns with two wgmma.sp m64n256k32 per 64-wide K tile (selector 0 then 1); one K tile's
-// pair stays in flight while the next is issued, and a stage goes back to the producer through an
-// "empty" mbarrier once the pair that read it has completed. Each warp reads its 32-bit metadata
-// word straight from global memory, two K tiles ahead: an earlier version bulk-copied the metadata
-// into the stage and read it with ld.shared, a generic-proxy read of TMA-written shared memory that
-// compute-sanitizer racecheck reported against the next bulk copy.
+// CTA: 3 warpgroups. Warpgroup 0 is the producer (one thread issues TMA for A and B and a bulk copy
+// for the 1 KB of metadata per stage, tracked by a "full" mbarrier with expected bytes); warpgroups
+// 1 and 2 each compute 64 rows × 256 columns with two wgmma.sp m64n256k32 per 64-wide K tile
+// (selector 0 then 1); one K tile's pair stays in flight while the next is issued, and a stage goes
+// back to the producer through an "empty" mbarrier once the pair that read it has completed.
+// KNOWN ISSUE: compute-sanitizer racecheck reports the consumers' ld.shared of the metadata against
+// the producer's next bulk copy into the same stage (kernels/NOTES.md); reading the metadata from
+// global memory instead (no generic access to TMA-written shared memory) is written but was never
+// run: see the commit "wgmma.sp: metadata from global memory (UNTESTED)".
 //
 // Layout facts, confirmed on the H100 by the --hopper checks (PTX ISA §9.7.15 "Asynchronous
 // warpgroup level matrix multiply-accumulate", §9.7.15.5.1 matrix descriptors):
 //   * wgmma.sp f16/bf16 metadata: warp w of the warpgroup supplies rows 16w..16w+15 with the same
-//     per-lane word as mma.sp m16n8k32 (selector 0: lanes t0/t1 of each quad, 1: t2/t3), i.e. word
-//     `lane` of the warp's 128-byte swizzled metadata block (the ldmatrix.x1 order).
+//     per-lane word as mma.sp m16n8k32 (selector 0: lanes t0/t1 of each quad, 1: t2/t3), so a warp
+//     reads its word with one 32-bit shared load at block + 4·lane (the ldmatrix.x1 order).
 //   * A (compressed, K-major) with 64-byte swizzle: rows of 64 B, SBO = 512 B between 8-row groups,
 //     the k32 step at +32 B inside the swizzle atom.
 //   * B (MN-major) with 128-byte swizzle, TMA boxes of 64 columns × 64 rows: LBO = 8 KB between
@@ -49,7 +50,8 @@ constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
 constexpr int kABytes = kBM * kBK / 2 * 2;                       // 8 KB
 constexpr int kBBoxBytes = 64 * kBK * 2;                          // one 64 × 64 TMA box of B
 constexpr int kBBytes = kBN / 64 * kBBoxBytes;                    // 32 KB
-constexpr int kStageBytes = kABytes + kBBytes;                    // 40 KB, a multiple of 1 KB
+constexpr int kEBytes = kBM / kMetaBlockRows * kMetaBlockHalves * 2;  // 1 KB
+constexpr int kStageBytes = kABytes + kBBytes + kEBytes;          // 41 KB, a multiple of 1 KB
 // The TMA-store epilogue stages each consumer's 64 × 256 16-bit outputs as four 64 × 64 boxes
 // with the 128-byte swizzle (8 KB each): 64 KB for the CTA, after the pipeline stages.
 constexpr int kCBoxBytes = 64 * 64 * 2;
@@ -58,7 +60,7 @@ constexpr int kCBytes = 2 * (kBN / 64) * kCBoxBytes;
 constexpr int smem_bytes(int stages, bool tma_store) {
   return stages * kStageBytes + (tma_store ? kCBytes : 0) + 1024 + 2 * stages * 8;
 }
-static_assert(smem_bytes(4, false) <= 227 * 1024 && smem_bytes(4, true) <= 227 * 1024,
+static_assert(smem_bytes(4, false) <= 227 * 1024 && smem_bytes(3, true) <= 227 * 1024,
               "the pipelines fit the 227 KB an H100 CTA may use");
 static_assert(kStageBytes % 1024 == 0, "swizzle atoms need 1 KB-aligned stages");
 static_assert(kRowAlign % kBM == 0 && kColAlign == kBK, "storage padding matches the tile");
@@ -103,6 +105,11 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // Waits until every committed bulk store has finished reading shared memory.
 __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+__device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, int bytes, std::uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
 // Barrier over the 128 threads of one consumer warpgroup (ids 1 and 2; 0 is __syncthreads).
 __device__ __forceinline__ void warpgroup_bar(int id) {
   asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
@@ -201,6 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto empty_bar = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(kStages + s); };
   auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * kStageBytes); };
   auto stage_b = [&](int s) { return stage_a(s) + kABytes; };
+  auto stage_e = [&](int s) { return stage_b(s) + kBBytes; };
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
@@ -237,6 +245,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int j = 0; j < kBN / 64; ++j)
             tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + 64 * j, kt * kBK,
                         full_bar(s));
+          bulk_load(stage_e(s),
+                    e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves, kEBytes,
+                    full_bar(s));
         }
       }
     }
@@ -251,25 +262,17 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.f;
 
-  // This warp's metadata word of K tile kt: block (rows m0 + 16·(4·cw + warp)) of the swizzled
-  // array, as ldmatrix.x1 would hand it to the lane. Read from global memory (L2) two K tiles
-  // ahead, so that no generic-proxy access touches shared memory the TMA writes.
-  auto meta_at = [&](int m0, int kt) {
-    const std::uint16_t* blk =
-        e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows + cw * 4 + warp_in_wg) * kMetaBlockHalves;
-    return __ldg(reinterpret_cast<const std::uint32_t*>(blk) + lane);
-  };
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
     const int m0 = tile.m * kBM, n0 = tile.n * kBN;
-    std::uint32_t meta_next = meta_at(m0, 0), meta_after = ktiles > 1 ? meta_at(m0, 1) : 0u;
     for (int kt = 0; kt < ktiles; ++kt, ++it) {
       const int s = it % kStages;
-      const std::uint32_t meta = meta_next;
-      meta_next = meta_after;
-      if (kt + 2 < ktiles) meta_after = meta_at(m0, kt + 2);
       mbar_wait(full_bar(s), (it / kStages) & 1);
+      std::uint32_t meta;
+      asm volatile("ld.shared.u32 %0, [%1];\n"
+                   : "=r"(meta)
+                   : "r"(stage_e(s) + static_cast<std::uint32_t>((cw * 4 + warp_in_wg) * 128 + lane * 4)));
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
       const std::uint32_t a0 = stage_a(s) + static_cast<std::uint32_t>(cw * 64 * 64);
       const std::uint64_t da0 = make_desc(a0, 16, 512, 2), da1 = make_desc(a0 + 32, 16, 512, 2);
@@ -423,10 +426,10 @@ void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
     bf16 ? launch_wgmma_typed<true, float, 4, false>(g, persistent, stream)
          : launch_wgmma_typed<false, float, 4, false>(g, persistent, stream);
   } else if (bf16) {
-    tma_store ? launch_wgmma_typed<true, __nv_bfloat16, 4, true>(g, persistent, stream)
+    tma_store ? launch_wgmma_typed<true, __nv_bfloat16, 3, true>(g, persistent, stream)
               : launch_wgmma_typed<true, __nv_bfloat16, 4, false>(g, persistent, stream);
   } else {
-    tma_store ? launch_wgmma_typed<false, __half, 4, true>(g, persistent, stream)
+    tma_store ? launch_wgmma_typed<false, __half, 3, true>(g, persistent, stream)
               : launch_wgmma_typed<false, __half, 4, false>(g, persistent, stream);
   }
 }
