@@ -87,7 +87,8 @@ __device__ __forceinline__ int warp_exclusive_scan(int v) {
   return acc - v;
 }
 
-// Sum of the 8 delta fields of one lane's word (only used with 8 elements per lane) (SWAR: nibbles to bytes, then dp4a sums bytes).
+// Sum of the 8 delta fields of one lane's word (SWAR: nibbles to bytes, then dp4a sums bytes);
+// the paths with fewer elements per lane are 4-bit only and sum in compute_group.
 template <int DB, class W>
 __device__ __forceinline__ int delta_sum(W w) {
   if constexpr (DB == 4) {

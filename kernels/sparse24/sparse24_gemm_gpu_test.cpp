@@ -8,8 +8,8 @@
 //      random ragged shapes, every mma.sp tile (kMmaSpTiles), bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
 //      the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
 //   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
-//   4. --hopper (sm_90 only): the wgmma.sp kernel (Tile::kHopper, kHopperPersistent) on the same checks;
-//      its results are reported in their own summary line.
+//   4. --hopper (sm_90 only): the wgmma.sp tiles (kWgmmaTiles) on the same checks; their results are
+//      reported in their own summary line.
 // Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper, --tile SUBSTR (only the
 // mma.sp tiles whose name contains SUBSTR, in the checks and in --perf).
 #include <algorithm>
@@ -282,6 +282,9 @@ constexpr s24::gpu::Tile kMmaSpTiles[] = {
     s24::gpu::Tile::kTallDeepPipe,  s24::gpu::Tile::kLargePipeSpread, s24::gpu::Tile::kSmallPipeSpread,
     s24::gpu::Tile::kTallPipeSpread,
 };
+// The wgmma.sp tiles (sm_90 only, --hopper): checked and timed like the mma.sp tiles.
+constexpr s24::gpu::Tile kWgmmaTiles[] = {s24::gpu::Tile::kHopper, s24::gpu::Tile::kHopperPersistent,
+                                          s24::gpu::Tile::kHopperPersistentStore};
 
 // --tile SUBSTR keeps the mma.sp tiles whose name contains SUBSTR (e.g. "pipe", "256x128").
 std::string g_tile_filter;
@@ -329,11 +332,7 @@ void perf_section(std::mt19937& rng, bool hopper) {
     std::vector<s24::gpu::Tile> tiles;
     for (auto t : kMmaSpTiles)
       if (tile_selected(t)) tiles.push_back(t);
-    if (hopper) {
-      tiles.push_back(s24::gpu::Tile::kHopper);
-      tiles.push_back(s24::gpu::Tile::kHopperPersistent);
-      tiles.push_back(s24::gpu::Tile::kHopperPersistentStore);
-    }
+    if (hopper) tiles.insert(tiles.end(), std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
     for (auto tile : tiles) {
       cudaEvent_t e0, e1;
       WS_CUDA(cudaEventCreate(&e0));
@@ -440,7 +439,7 @@ int main(int argc, char** argv) {
                                             {4096, 2048, 128}, {2200, 4200, 96, 0, 1},
                                             // ldc % 8 == 0: the TMA-store epilogue, clipped at M and N
                                             {2200, 4200, 96}, {1000, 1000, 512, 0, 8}};
-        for (const Tile t : {Tile::kHopper, Tile::kHopperPersistent, Tile::kHopperPersistentStore})
+        for (const Tile t : kWgmmaTiles)
           for (const Shape& sh : hshapes) {
             hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, t, rng);
             hopper_fails += gemm_case<ws::half, float>(sh, t, rng);
@@ -449,7 +448,7 @@ int main(int argc, char** argv) {
         std::printf("FAIL wgmma.sp exception: %s\n", e.what());
         ++hopper_fails;
       }
-      std::printf("wgmma.sp kernel (experimental): %s (%d failing case(s))\n", hopper_fails ? "FAILED" : "ALL PASSED",
+      std::printf("wgmma.sp kernel: %s (%d failing case(s))\n", hopper_fails ? "FAILED" : "ALL PASSED",
                   hopper_fails);
     }
   }
