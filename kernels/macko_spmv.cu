@@ -21,7 +21,8 @@ template <> struct DeviceType<float> { using type = float; };
 template <class H> using device_t = typename DeviceType<H>::type;
 
 // Compiled schedule variants. Every delta width gets the default; 4-bit deltas, the tuned path,
-// get the sweep. Kept short: each is four kernels to build (fp16/bf16 x narrow/wide outputs).
+// get the sweep. Kept short: each is eight kernels to build (four value/output type pairs x
+// 32/64-bit row pointers).
 // One list drives both the dispatch and the error message.
 template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane>
 struct Variant {

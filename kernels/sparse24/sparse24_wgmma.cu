@@ -184,8 +184,7 @@ __device__ __forceinline__ std::uint32_t pack_pair(float v0, float v1) {
 template <class TOut>
 __device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
   if constexpr (std::is_same_v<TOut, float>) *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
-  else if constexpr (std::is_same_v<TOut, __half>) *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v0, v1);
-  else *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+  else *reinterpret_cast<std::uint32_t*>(p) = pack_pair<TOut>(v0, v1);
 }
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 
