@@ -10,9 +10,10 @@
 // (selector 0 then 1); one K tile's pair stays in flight while the next is issued, and a stage goes
 // back to the producer through an "empty" mbarrier once the pair that read it has completed.
 // KNOWN ISSUE: compute-sanitizer racecheck reports the consumers' ld.shared of the metadata against
-// the producer's next bulk copy into the same stage (kernels/NOTES.md); reading the metadata from
-// global memory instead (no generic access to TMA-written shared memory) is written but was never
-// run: see the commit "wgmma.sp: metadata from global memory (UNTESTED)".
+// the producer's bulk copies into the same stage (kernels/NOTES.md, runs 4 and 5). A __syncwarp
+// before the lane-0 release did not silence it; reading the metadata from global memory did, but
+// gave wrong results at full speed (run 5), so it was not kept. Untried: every consumer thread
+// arrives on the empty barrier itself (count 256), so each reader releases its own read.
 //
 // Layout facts, confirmed on the H100 by the --hopper checks (PTX ISA §9.7.15 "Asynchronous
 // warpgroup level matrix multiply-accumulate", §9.7.15.5.1 matrix descriptors):
@@ -283,9 +284,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Keep this K tile's pair in flight while the next one is issued: wait only for the
       // previous pair, then hand its stage back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      // __syncwarp orders every lane's metadata read of that stage before lane 0's release.
+      __syncwarp();
       if (kt > 0 && lane == 0) mbar_arrive(empty_bar((it - 1) % kStages));
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    __syncwarp();
     if (lane == 0) mbar_arrive(empty_bar((it - 1) % kStages));
 
     // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1).
