@@ -262,6 +262,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.f;
 
+  // wgmma.sp is asynchronous and PTX forbids touching its input registers before the wait_group
+  // that retires it. The metadata word is such an input: meta_prev keeps the in-flight pair's word
+  // alive (an empty asm reads it after the wait) so nvcc cannot load the next word into its
+  // register. Run 5 (kernels/NOTES.md) saw wrong results at speed when prefetched words rotated
+  // through registers; this kernel passed every check before the guard too.
+  std::uint32_t meta_prev = 0;
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
@@ -284,11 +290,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Keep this K tile's pair in flight while the next one is issued: wait only for the
       // previous pair, then hand its stage back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      asm volatile("" ::"r"(meta_prev));  // the previous pair has retired: its word may go now
+      meta_prev = meta;
       // __syncwarp orders every lane's metadata read of that stage before lane 0's release.
       __syncwarp();
       if (kt > 0 && lane == 0) mbar_arrive(empty_bar((it - 1) % kStages));
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    asm volatile("" ::"r"(meta_prev));
     __syncwarp();
     if (lane == 0) mbar_arrive(empty_bar((it - 1) % kStages));
 
