@@ -11,7 +11,7 @@
 //   4. --hopper (sm_90 only): the wgmma.sp tiles (kWgmmaTiles) on the same checks; their results are
 //      reported in their own summary line.
 // Options: --seed S (replay), --quick (fewer shapes), --perf, --hopper, --tile SUBSTR (only the
-// mma.sp tiles whose name contains SUBSTR, in the checks and in --perf).
+// tiles whose name contains SUBSTR, in the checks and in --perf).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -284,9 +284,11 @@ constexpr s24::gpu::Tile kMmaSpTiles[] = {
 };
 // The wgmma.sp tiles (sm_90 only, --hopper): checked and timed like the mma.sp tiles.
 constexpr s24::gpu::Tile kWgmmaTiles[] = {s24::gpu::Tile::kHopper, s24::gpu::Tile::kHopperPersistent,
-                                          s24::gpu::Tile::kHopperPersistentStore};
+                                          s24::gpu::Tile::kHopperPersistentStore,
+                                          s24::gpu::Tile::kHopperPersistentThreadRelease};
 
-// --tile SUBSTR keeps the mma.sp tiles whose name contains SUBSTR (e.g. "pipe", "256x128").
+// --tile SUBSTR keeps the tiles whose name contains SUBSTR (e.g. "pipe", "256x128", "wgmma",
+// "thread-release"), mma.sp and (with --hopper) wgmma.sp alike.
 std::string g_tile_filter;
 bool tile_selected(s24::gpu::Tile t) { return s24::gpu::to_string(t).find(g_tile_filter) != std::string::npos; }
 
@@ -332,7 +334,9 @@ void perf_section(std::mt19937& rng, bool hopper) {
     std::vector<s24::gpu::Tile> tiles;
     for (auto t : kMmaSpTiles)
       if (tile_selected(t)) tiles.push_back(t);
-    if (hopper) tiles.insert(tiles.end(), std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+    if (hopper)
+      for (auto t : kWgmmaTiles)
+        if (tile_selected(t)) tiles.push_back(t);
     for (auto tile : tiles) {
       cudaEvent_t e0, e1;
       WS_CUDA(cudaEventCreate(&e0));
@@ -441,6 +445,7 @@ int main(int argc, char** argv) {
                                             {2200, 4200, 96}, {1000, 1000, 512, 0, 8}};
         for (const Tile t : kWgmmaTiles)
           for (const Shape& sh : hshapes) {
+            if (!tile_selected(t)) continue;
             hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, t, rng);
             hopper_fails += gemm_case<ws::half, float>(sh, t, rng);
           }
