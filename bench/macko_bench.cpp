@@ -561,7 +561,7 @@ int main(int argc, char** argv) {
   app.add_option("--prefetch", o.prefetch, "MACKO schedules: 0,1 (software prefetch of the next group)");
   app.add_option("--lane-elems", o.lane_elems, "MACKO schedules: 8,4,2 elements per lane per step (4-bit deltas)");
   app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
-  app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1,2,4 warps sharing a row (must divide the warps per block)");
+  app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels, "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy")->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
   app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();

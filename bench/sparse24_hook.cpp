@@ -32,8 +32,6 @@ constexpr TileKey kTileKeys[] = {
     {"hopper", s24::gpu::Tile::kHopper, "warpsparse_wgmma_sp"},
     {"hopper_persistent", s24::gpu::Tile::kHopperPersistent, "warpsparse_wgmma_sp_persistent"},
     {"hopper_store", s24::gpu::Tile::kHopperPersistentStore, "warpsparse_wgmma_sp_persistent_tma_store"},
-    {"hopper_thread_release", s24::gpu::Tile::kHopperPersistentThreadRelease,
-     "warpsparse_wgmma_sp_persistent_thread_release"},
     {"large_pipe", s24::gpu::Tile::kLargePipe, "warpsparse_mma_sp_large_pipe"},
     {"large_deep_pipe", s24::gpu::Tile::kLargeDeepPipe, "warpsparse_mma_sp_large_deep_pipe"},
     {"small_pipe", s24::gpu::Tile::kSmallPipe, "warpsparse_mma_sp_small_pipe"},

@@ -39,13 +39,13 @@ struct Variant {
 };
 // Measured on the H100 (kernels/NOTES.md): 4 elements per lane wins only at d <= 0.1 and 2 never,
 // so only the 4-element default of low densities is built beside the 8-element sweep. Rows split
-// over 2 or 4 warps (Schedule::row_splits) are built for the default schedule only; they wait for
-// a device to measure them (kernels/NOTES.md, run 5).
+// over 2 warps (Schedule::row_splits) are built for the default schedule only: with 8 warps per
+// block they tie the one-warp-per-row kernel (within 1-2 %), everything else lost, 4 splits by
+// 10-60 % (kernels/NOTES.md, run 6).
 using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
                             Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
                             Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<1, 1, 2, true>,
-                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>,
-                            Variant<4, 1, 2, true, 8, 4>>;
+                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>>;
 
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,

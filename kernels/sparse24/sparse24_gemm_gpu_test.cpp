@@ -284,11 +284,10 @@ constexpr s24::gpu::Tile kMmaSpTiles[] = {
 };
 // The wgmma.sp tiles (sm_90 only, --hopper): checked and timed like the mma.sp tiles.
 constexpr s24::gpu::Tile kWgmmaTiles[] = {s24::gpu::Tile::kHopper, s24::gpu::Tile::kHopperPersistent,
-                                          s24::gpu::Tile::kHopperPersistentStore,
-                                          s24::gpu::Tile::kHopperPersistentThreadRelease};
+                                          s24::gpu::Tile::kHopperPersistentStore};
 
 // --tile SUBSTR keeps the tiles whose name contains SUBSTR (e.g. "pipe", "256x128", "wgmma",
-// "thread-release"), mma.sp and (with --hopper) wgmma.sp alike.
+// "tma-store"), mma.sp and (with --hopper) wgmma.sp alike.
 std::string g_tile_filter;
 bool tile_selected(s24::gpu::Tile t) { return s24::gpu::to_string(t).find(g_tile_filter) != std::string::npos; }
 

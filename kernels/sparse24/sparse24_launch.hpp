@@ -17,9 +17,7 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // pipeline, 4 stages, one CTA per output tile); kHopperPersistent the same kernel on one CTA per
 // SM striding over the tiles; kHopperPersistentStore that with 3 stages and a TMA-store epilogue
 // through 64 KB of shared memory (16-bit C with ldc % 8 == 0 and a 16-byte aligned base; other
-// outputs take kHopperPersistent's path); kHopperPersistentThreadRelease kHopperPersistent with
-// every consumer thread releasing the stages itself (the racecheck candidate of kernels/NOTES.md,
-// run 5). All need compute capability 9.0.
+// outputs take kHopperPersistent's path). All need compute capability 9.0.
 // The *Pipe tiles run the same schedules through the software-pipelined mma.sp kernel (fragments
 // of the next k32 step loaded while the current one's mma.sp issue, one barrier per K tile,
 // cp.async addresses computed once): kLargePipe / kLargeDeepPipe = kLarge / kLargeDeep;
@@ -46,12 +44,10 @@ enum class Tile : std::uint8_t {
   kTallPipeSpread = 13,
   kHopperPersistent = 14,
   kHopperPersistentStore = 15,
-  kHopperPersistentThreadRelease = 16,
 };
 
 inline bool is_wgmma(Tile t) {
-  return t == Tile::kHopper || t == Tile::kHopperPersistent || t == Tile::kHopperPersistentStore ||
-         t == Tile::kHopperPersistentThreadRelease;
+  return t == Tile::kHopper || t == Tile::kHopperPersistent || t == Tile::kHopperPersistentStore;
 }
 
 inline std::string to_string(Tile t) {
@@ -61,7 +57,6 @@ inline std::string to_string(Tile t) {
     case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
     case Tile::kHopperPersistent: return "wgmma.sp-128x256x64/s4/persistent";
     case Tile::kHopperPersistentStore: return "wgmma.sp-128x256x64/s3/persistent/tma-store";
-    case Tile::kHopperPersistentThreadRelease: return "wgmma.sp-128x256x64/s4/persistent/thread-release";
     case Tile::kLargePipe: return "128x256x64/s3/pipe";
     case Tile::kLargeDeepPipe: return "128x256x64/s4/pipe";
     case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";

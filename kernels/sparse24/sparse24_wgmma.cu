@@ -9,12 +9,10 @@
 // 1 and 2 each compute 64 rows × 256 columns with two wgmma.sp m64n256k32 per 64-wide K tile
 // (selector 0 then 1); one K tile's pair stays in flight while the next is issued, and a stage goes
 // back to the producer through an "empty" mbarrier once the pair that read it has completed.
-// KNOWN ISSUE: compute-sanitizer racecheck reports the consumers' ld.shared of the metadata against
-// the producer's bulk copies into the same stage (kernels/NOTES.md, runs 4 and 5). A __syncwarp
-// before the lane-0 release did not silence it; reading the metadata from global memory did, but
-// gave wrong results at full speed (run 5), so it was not kept. Written, not yet run: every
-// consumer thread arrives on the empty barrier itself (count 256), so each reader releases its own
-// read (kThreadRelease, Tile::kHopperPersistentThreadRelease).
+// Every consumer thread arrives on a stage's empty barrier itself (count 256), so each thread's
+// metadata read is released by its own arrive: with one arrive per warp, compute-sanitizer
+// racecheck reported the reads against the next bulk copy into the stage (runs 4-6,
+// kernels/NOTES.md); the per-thread release is racecheck-clean and no slower (run 6).
 //
 // Layout facts, confirmed on the H100 by the --hopper checks (PTX ISA §9.7.15 "Asynchronous
 // warpgroup level matrix multiply-accumulate", §9.7.15.5.1 matrix descriptors):
@@ -191,10 +189,8 @@ __device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 
 // kTmaStore: 16-bit outputs leave through shared memory and TMA stores (which clip at M and N), so
-// the consumers go on to the next tile while the stores drain. kThreadRelease: every consumer
-// thread arrives on a stage's empty barrier for its own metadata read (count 256) instead of one
-// lane per warp after __syncwarp (count 8): the candidate answer to the racecheck report.
-template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kThreadRelease = false>
+// the consumers go on to the next tile while the stores drain.
+template <bool kBf16, class TOut, int kStages, bool kTmaStore>
 __global__ void __launch_bounds__(kThreads, 1)
     sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_c,
@@ -222,7 +218,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full_bar(s), 1);
-      mbar_init(empty_bar(s), kThreadRelease ? 2 * 128 : 2 * 4);  // per consumer thread / warp
+      mbar_init(empty_bar(s), 2 * 128);  // one arrival per consumer thread
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -296,14 +292,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       asm volatile("" ::"r"(meta_prev));  // the previous pair has retired: its word may go now
       meta_prev = meta;
-      // __syncwarp orders every lane's metadata read of that stage before lane 0's release.
-      if constexpr (!kThreadRelease) __syncwarp();
-      if (kt > 0 && (kThreadRelease || lane == 0)) mbar_arrive(empty_bar((it - 1) % kStages));
+      if (kt > 0) mbar_arrive(empty_bar((it - 1) % kStages));  // this thread is done with that stage
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     asm volatile("" ::"r"(meta_prev));
-    if constexpr (!kThreadRelease) __syncwarp();
-    if (kThreadRelease || lane == 0) mbar_arrive(empty_bar((it - 1) % kStages));
+    mbar_arrive(empty_bar((it - 1) % kStages));
 
     // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1).
     if constexpr (kTmaStore) {
@@ -394,9 +387,9 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
-template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kThreadRelease = false>
+template <bool kBf16, class TOut, int kStages, bool kTmaStore>
 void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream) {
-  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore, kThreadRelease>;
+  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore>;
   constexpr int kSmemBytes = smem_bytes(kStages, kTmaStore);
   static std::once_flag once;
   std::call_once(once, [&] {
@@ -438,14 +431,7 @@ void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
   // The TMA-store epilogue needs 16-bit C with a 16-byte aligned base and row pitch.
   const bool tma_store = g.tile == Tile::kHopperPersistentStore && g.out != Elem::kFp32 && g.ldc % 8 == 0 &&
                          reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0;
-  if (g.tile == Tile::kHopperPersistentThreadRelease) {
-    if (g.out == Elem::kFp32)
-      bf16 ? launch_wgmma_typed<true, float, 4, false, true>(g, persistent, stream)
-           : launch_wgmma_typed<false, float, 4, false, true>(g, persistent, stream);
-    else
-      bf16 ? launch_wgmma_typed<true, __nv_bfloat16, 4, false, true>(g, persistent, stream)
-           : launch_wgmma_typed<false, __half, 4, false, true>(g, persistent, stream);
-  } else if (g.out == Elem::kFp32) {
+  if (g.out == Elem::kFp32) {
     bf16 ? launch_wgmma_typed<true, float, 4, false>(g, persistent, stream)
          : launch_wgmma_typed<false, float, 4, false>(g, persistent, stream);
   } else if (bf16) {
