@@ -117,7 +117,8 @@ struct Schedule {
   // Warps of one block that share a row (1, 2, 4 or 8): each walks a contiguous part of it
   // (RowAligner::split_start) from the column in the split-base table, reduces its lanes, and the
   // row's first warp adds the parts in order (part 0 + part 1, then + part 2, ...) before the
-  // epilogue. Shorter work per warp shortens the grid's ramp-down (kernels/NOTES.md, run 5).
+  // epilogue. Written to shorten the grid's ramp-down; measured on the H100 (kernels/NOTES.md,
+  // run 6) it is no faster: 2 splits with 8 warps per block tie 1, more splits lose.
   int row_splits = 1;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
