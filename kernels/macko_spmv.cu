@@ -24,38 +24,33 @@ template <class H> using device_t = typename DeviceType<H>::type;
 // get the sweep. Kept short: each is eight kernels to build (four value/output type pairs x
 // 32/64-bit row pointers).
 // One list drives both the dispatch and the error message.
-template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1>
+template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane>
 struct Variant {
-  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS;
+  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E;
   static constexpr bool kPrefetch = PF;
   static bool matches(const macko::Schedule& s) {
     return s.delta_bits == DB && s.lane_accumulators == ACC && s.unroll_blocks == UNROLL && s.prefetch == PF &&
-           s.lane_elems == E && s.row_splits == SPLITS;
+           s.lane_elems == E;
   }
   static std::string name() {
     return "db=" + std::to_string(DB) + "/acc=" + std::to_string(ACC) + "/unroll=" + std::to_string(UNROLL) +
-           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E) + "/row_splits=" + std::to_string(SPLITS);
+           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E);
   }
 };
 // Measured on the H100 (kernels/NOTES.md): 4 elements per lane wins only at d <= 0.1 and 2 never,
-// so only the 4-element default of low densities is built beside the 8-element sweep. Rows split
-// over 2 warps (Schedule::row_splits) are built for the default schedule only: with 8 warps per
-// block they tie the one-warp-per-row kernel (within 1-2 %), everything else lost, 4 splits by
-// 10-60 % (kernels/NOTES.md, run 6).
+// so only the 4-element default of low densities is built beside the 8-element sweep.
 using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
                             Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
                             Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<1, 1, 2, true>,
-                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>>;
+                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>>;
 
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
-                    std::int64_t rows, float alpha, float beta, const std::int32_t* split_bases, int wpb,
-                    int blocks_per_sm, cudaStream_t st) {
-  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits>;
-  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits>;
+                    std::int64_t rows, float alpha, float beta, int wpb, int blocks_per_sm, cudaStream_t st) {
+  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems>;
+  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems>;
   auto kernel = wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
-  const int rows_per_block = wpb / V::kSplits;  // Schedule::valid: the split count divides wpb
-  std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  std::int64_t blocks = (rows + wpb - 1) / wpb;
   if (blocks_per_sm > 0) {  // persistent grid: warps stride over the rows
     int dev = 0, sms = 0;
     WS_CUDA(cudaGetDevice(&dev));
@@ -63,8 +58,8 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
     blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
   }
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), 0, st>>>(
-      v, d, p, x, y, rows, alpha, beta, split_bases);
+  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), 0, st>>>(v, d, p, x, y, rows,
+                                                                                               alpha, beta);
 }
 
 std::string variant_list() {
@@ -98,15 +93,13 @@ DeviceMacko<T> upload_macko(const Macko<T>& a) {
   d.emitted = a.emitted();
   d.delta_bits = a.delta_bits;
   d.wide = a.row_ptr.wide;
-  const std::vector<std::int32_t> split_bases = macko_split_bases(a);  // for Schedule::row_splits > 1
-  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t);
+  const std::uint64_t need = a.storage_bytes();
   std::size_t free_b = 0, total_b = 0;
   WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
   require(need <= free_b, "MACKO matrix needs " + std::to_string(need) + " bytes on the device, only " +
                               std::to_string(free_b) + " are free");
   d.values = DeviceBuffer<T>(a.values);
   d.deltas = DeviceBuffer<std::uint8_t>(a.deltas);
-  d.split_bases = DeviceBuffer<std::int32_t>(split_bases);
   if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
   else d.row_ptr32 = DeviceBuffer<std::uint32_t>(a.row_ptr.narrow);
   return d;
@@ -132,8 +125,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
         auto one = [&](auto var) {
           using V = decltype(var);
           if (launched || !V::matches(s)) return;
-          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta, a.split_bases.get(), s.warps_per_block,
-                            s.blocks_per_sm, stream);
+          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta, s.warps_per_block, s.blocks_per_sm, stream);
           launched = true;
         };
         (one(vars), ...);
@@ -141,8 +133,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
       Compiled{});
   require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
                         "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
-                        "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
-                        " is not compiled; compiled: " + variant_list());
+                        "/lane_elems=" + std::to_string(s.lane_elems) + " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

@@ -19,17 +19,12 @@ struct DeviceMacko {
   DeviceBuffer<std::uint8_t> deltas;
   DeviceBuffer<std::uint32_t> row_ptr32;
   DeviceBuffer<std::uint64_t> row_ptr64;
-  // macko_split_bases (reference/formats/macko.hpp): read only by split-row schedules, one entry
-  // per split part, so it is not counted in bytes().
-  DeviceBuffer<std::int32_t> split_bases;
-  // Bytes of the format's arrays, which one launch reads.
   std::uint64_t bytes() const {
     return values.bytes() + deltas.bytes() + row_ptr32.bytes() + row_ptr64.bytes();
   }
 };
 
-// Validates the host matrix (every decoded column < cols) and copies it to the device, with its
-// split-base table.
+// Validates the host matrix (every decoded column < cols) and copies it to the device.
 template <class T>
 DeviceMacko<T> upload_macko(const Macko<T>& a);
 
