@@ -32,6 +32,8 @@ constexpr TileKey kTileKeys[] = {
     {"hopper", s24::gpu::Tile::kHopper, "warpsparse_wgmma_sp"},
     {"hopper_persistent", s24::gpu::Tile::kHopperPersistent, "warpsparse_wgmma_sp_persistent"},
     {"hopper_store", s24::gpu::Tile::kHopperPersistentStore, "warpsparse_wgmma_sp_persistent_tma_store"},
+    {"hopper_tall", s24::gpu::Tile::kHopperTall, "warpsparse_wgmma_sp_tall"},
+    {"hopper_tall_store", s24::gpu::Tile::kHopperTallStore, "warpsparse_wgmma_sp_tall_tma_store"},
     {"large_pipe", s24::gpu::Tile::kLargePipe, "warpsparse_mma_sp_large_pipe"},
     {"large_deep_pipe", s24::gpu::Tile::kLargeDeepPipe, "warpsparse_mma_sp_large_deep_pipe"},
     {"small_pipe", s24::gpu::Tile::kSmallPipe, "warpsparse_mma_sp_small_pipe"},

@@ -534,6 +534,17 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
+  if (g.tile == Tile::kAuto) {
+    int dev = 0, major = 0, minor = 0;
+    WS_CHECK_CUDA(cudaGetDevice(&dev));
+    WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    WS_CHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    GemmArgs resolved = g;
+    // The wgmma.sp library is built for sm_90a, which runs on compute capability 9.0 only.
+    resolved.tile = major == 9 && minor == 0 && g.k > 0 ? Tile::kHopperTallStore : Tile::kTallPipe;
+    launch_gemm(resolved, stream);
+    return;
+  }
   if (is_wgmma(g.tile)) {
     int dev = 0, major = 0;
     WS_CHECK_CUDA(cudaGetDevice(&dev));

@@ -69,7 +69,7 @@ std::vector<T> pitch_b(std::span<const T> b, int k, int n, int& ldb) {
 
 template <class T, class TOut>
 void gemm(const DeviceMatrix<T>& a, const T* b, int n, int ldb, TOut* c, int ldc,
-          cudaStream_t stream = nullptr, Tile tile = Tile::kTallPipe) {
+          cudaStream_t stream = nullptr, Tile tile = Tile::kAuto) {
   GemmArgs g;
   g.a_values = a.values.get();
   g.a_meta = a.meta.get();

@@ -283,8 +283,10 @@ constexpr s24::gpu::Tile kMmaSpTiles[] = {
     s24::gpu::Tile::kTallPipeSpread,
 };
 // The wgmma.sp tiles (sm_90 only, --hopper): checked and timed like the mma.sp tiles.
-constexpr s24::gpu::Tile kWgmmaTiles[] = {s24::gpu::Tile::kHopper, s24::gpu::Tile::kHopperPersistent,
-                                          s24::gpu::Tile::kHopperPersistentStore};
+// kAuto resolves to kHopperTallStore here (an sm_90 device): checked once more through the dispatch.
+constexpr s24::gpu::Tile kWgmmaTiles[] = {s24::gpu::Tile::kHopper,      s24::gpu::Tile::kHopperPersistent,
+                                          s24::gpu::Tile::kHopperPersistentStore, s24::gpu::Tile::kHopperTall,
+                                          s24::gpu::Tile::kHopperTallStore, s24::gpu::Tile::kAuto};
 
 // --tile SUBSTR keeps the tiles whose name contains SUBSTR (e.g. "pipe", "256x128", "wgmma",
 // "tma-store"), mma.sp and (with --hopper) wgmma.sp alike.
@@ -441,7 +443,10 @@ int main(int argc, char** argv) {
                                             // more tiles than SMs: the persistent grid strides
                                             {4096, 2048, 128}, {2200, 4200, 96, 0, 1},
                                             // ldc % 8 == 0: the TMA-store epilogue, clipped at M and N
-                                            {2200, 4200, 96}, {1000, 1000, 512, 0, 8}};
+                                            {2200, 4200, 96}, {1000, 1000, 512, 0, 8},
+                                            // 33 blocks of 128 padded rows: the last 256-row tile
+                                            // is half padding, after earlier tiles filled its stages
+                                            {4224, 1024, 256}};
         for (const Tile t : kWgmmaTiles)
           for (const Shape& sh : hshapes) {
             if (!tile_selected(t)) continue;

@@ -17,7 +17,13 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // pipeline, 4 stages, one CTA per output tile); kHopperPersistent the same kernel on one CTA per
 // SM striding over the tiles; kHopperPersistentStore that with 3 stages and a TMA-store epilogue
 // through 64 KB of shared memory (16-bit C with ldc % 8 == 0 and a 16-byte aligned base; other
-// outputs take kHopperPersistent's path). All need compute capability 9.0.
+// outputs take kHopperPersistent's path). kHopperTall / kHopperTallStore are the persistent
+// kernel with a 256×128×64 tile (two m64n128k32 accumulators per consumer warpgroup; 34 KB stages,
+// 17 % fewer L2 bytes per flop than 128×256), 4 stages, the second with the TMA-store epilogue
+// (fp32 outputs and unaligned C take kHopperTall's path); kHopperTallStore is the fastest tile on
+// the H100 (kernels/NOTES.md, runs 10-12). All wgmma.sp tiles need compute capability 9.0.
+// kAuto (the default of gemm()) picks kHopperTallStore on a compute capability 9.0 device when
+// K > 0, kTallPipe otherwise.
 // The *Pipe tiles run the same schedules through the software-pipelined mma.sp kernel (fragments
 // of the next k32 step loaded while the current one's mma.sp issue, one barrier per K tile,
 // cp.async addresses computed once): kLargePipe / kLargeDeepPipe = kLarge / kLargeDeep;
@@ -44,10 +50,14 @@ enum class Tile : std::uint8_t {
   kTallPipeSpread = 13,
   kHopperPersistent = 14,
   kHopperPersistentStore = 15,
+  kHopperTall = 16,
+  kHopperTallStore = 18,  // 17 was a 6-stage kHopperTall, slower than 4 stages (run 10); removed
+  kAuto = 19,
 };
 
 inline bool is_wgmma(Tile t) {
-  return t == Tile::kHopper || t == Tile::kHopperPersistent || t == Tile::kHopperPersistentStore;
+  return t == Tile::kHopper || t == Tile::kHopperPersistent || t == Tile::kHopperPersistentStore ||
+         t == Tile::kHopperTall || t == Tile::kHopperTallStore;
 }
 
 inline std::string to_string(Tile t) {
@@ -57,6 +67,9 @@ inline std::string to_string(Tile t) {
     case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
     case Tile::kHopperPersistent: return "wgmma.sp-128x256x64/s4/persistent";
     case Tile::kHopperPersistentStore: return "wgmma.sp-128x256x64/s3/persistent/tma-store";
+    case Tile::kHopperTall: return "wgmma.sp-256x128x64/s4/persistent";
+    case Tile::kHopperTallStore: return "wgmma.sp-256x128x64/s4/persistent/tma-store";
+    case Tile::kAuto: return "auto";
     case Tile::kLargePipe: return "128x256x64/s3/pipe";
     case Tile::kLargeDeepPipe: return "128x256x64/s4/pipe";
     case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";

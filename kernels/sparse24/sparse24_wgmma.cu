@@ -1,14 +1,17 @@
-// 2:4 sparse GEMM for Hopper (sm_90a): wgmma.mma_async.sp m64n256k32, TMA loads, mbarrier pipeline.
+// 2:4 sparse GEMM for Hopper (sm_90a): wgmma.mma_async.sp, TMA loads, mbarrier pipeline.
 //
 // Same data as the mma.sp kernel: A compressed (padded 128 rows × 64 columns), metadata in the
 // swizzled order of reference/formats/sparse24_layout.hpp, B K × N row-major, C masked. Checked on
 // the H100 by sparse24_gemm_gpu_test --hopper (kernels/NOTES.md).
 //
 // CTA: 3 warpgroups. Warpgroup 0 is the producer (one thread issues TMA for A and B and a bulk copy
-// for the 1 KB of metadata per stage, tracked by a "full" mbarrier with expected bytes); warpgroups
-// 1 and 2 each compute 64 rows × 256 columns with two wgmma.sp m64n256k32 per 64-wide K tile
-// (selector 0 then 1); one K tile's pair stays in flight while the next is issued, and a stage goes
-// back to the producer through an "empty" mbarrier once the pair that read it has completed.
+// for the metadata of each stage, tracked by a "full" mbarrier with expected bytes); warpgroups 1
+// and 2 are the consumers. Two tiles (Shape): 128 × 256, each consumer computing 64 rows × 256
+// columns with wgmma.sp m64n256k32, and 256 × 128, each consumer computing 128 rows × 128 columns
+// as two m64n128k32 accumulators (the faster one: fewer bytes per stage, see Shape). Per 64-wide K
+// tile a consumer issues its wgmma.sp for the two k32 halves (selector 0 then 1) as one group; one
+// group stays in flight while the next is issued, and a stage goes back to the producer through an
+// "empty" mbarrier once the group that read it has completed.
 // Every consumer thread arrives on a stage's empty barrier itself (count 256), so each thread's
 // metadata read is released by its own arrive: with one arrive per warp, compute-sanitizer
 // racecheck reported the reads against the next bulk copy into the stage (runs 4-6,
@@ -45,25 +48,38 @@
 namespace warpsparse::sparse24::gpu {
 namespace {
 
-constexpr int kBM = 128, kBN = 256, kBK = 64;
+constexpr int kBK = 64;
 constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
-constexpr int kABytes = kBM * kBK / 2 * 2;                       // 8 KB
-constexpr int kBBoxBytes = 64 * kBK * 2;                          // one 64 × 64 TMA box of B
-constexpr int kBBytes = kBN / 64 * kBBoxBytes;                    // 32 KB
-constexpr int kEBytes = kBM / kMetaBlockRows * kMetaBlockHalves * 2;  // 1 KB
-constexpr int kStageBytes = kABytes + kBBytes + kEBytes;          // 41 KB, a multiple of 1 KB
-// The TMA-store epilogue stages each consumer's 64 × 256 16-bit outputs as four 64 × 64 boxes
-// with the 128-byte swizzle (8 KB each): 64 KB for the CTA, after the pipeline stages.
-constexpr int kCBoxBytes = 64 * 64 * 2;
-constexpr int kCBytes = 2 * (kBN / 64) * kCBoxBytes;
-// Shared memory of a kStages pipeline: stages, C staging (TMA store), alignment slack, barriers.
-constexpr int smem_bytes(int stages, bool tma_store) {
-  return stages * kStageBytes + (tma_store ? kCBytes : 0) + 1024 + 2 * stages * 8;
-}
-static_assert(smem_bytes(4, false) <= 227 * 1024 && smem_bytes(3, true) <= 227 * 1024,
-              "the pipelines fit the 227 KB an H100 CTA may use");
-static_assert(kStageBytes % 1024 == 0, "swizzle atoms need 1 KB-aligned stages");
-static_assert(kRowAlign % kBM == 0 && kColAlign == kBK, "storage padding matches the tile");
+constexpr int kBBoxBytes = 64 * kBK * 2;  // one 64 × 64 TMA box of B
+constexpr int kCBoxBytes = 64 * 64 * 2;   // one 64 × 64 box of C (TMA-store epilogue)
+
+// The CTA tile. kTall = false: 128 × 256, each consumer warpgroup computes 64 rows × 256 columns
+// with wgmma m64n256k32. kTall = true: 256 × 128, each consumer computes 128 rows × 128 columns as
+// two m64n128k32 accumulators. Because A is stored compressed (half of its K), a stage of the tall
+// tile carries 16 KB of A + 16 KB of B + 2 KB of metadata = 34 KB against 8 + 32 + 1 = 41 KB for
+// the same flops: 17 % fewer L2 bytes per flop, and 34 KB stages leave room for deeper pipelines.
+template <bool kTall>
+struct Shape {
+  static constexpr int kBM = kTall ? 256 : 128, kBN = kTall ? 128 : 256;
+  static constexpr int kMBlocks = kBM / 128;             // m64 accumulators per consumer
+  static constexpr int kAccRegs = kBN / 2;               // floats per m64nN accumulator and thread
+  static constexpr int kABytes = kBM * kBK / 2 * 2;      // compressed A: 8 or 16 KB
+  static constexpr int kBBytes = kBN / 64 * kBBoxBytes;  // 32 or 16 KB
+  static constexpr int kEBytes = kBM / kMetaBlockRows * kMetaBlockHalves * 2;  // 1 or 2 KB
+  static constexpr int kStageBytes = kABytes + kBBytes + kEBytes;
+  // The TMA-store epilogue stages each consumer's outputs as 64 × 64 boxes with the 128-byte
+  // swizzle (8 KB each): 64 KB for the CTA in both shapes, after the pipeline stages.
+  static constexpr int kCBoxesPerConsumer = kMBlocks * (kBN / 64);
+  static constexpr int kCBytes = 2 * kCBoxesPerConsumer * kCBoxBytes;
+  // Shared memory of a kStages pipeline: stages, C staging (TMA store), alignment slack, barriers.
+  static constexpr int smem_bytes(int stages, bool tma_store) {
+    return stages * kStageBytes + (tma_store ? kCBytes : 0) + 1024 + 2 * stages * 8;
+  }
+  static_assert(kStageBytes % 1024 == 0, "swizzle atoms need 1 KB-aligned stages");
+  static_assert(kRowAlign % 128 == 0, "a consumer's 64·kMBlocks rows are all inside or all outside the padded rows");
+};
+constexpr int kMaxSmem = 227 * 1024;  // what an H100 CTA may use
+static_assert(kColAlign == kBK, "storage padding of K matches the tile");
 
 #if defined(WS_SPARSE24_WGMMA_ENABLED)
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
@@ -123,8 +139,11 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
          (static_cast<std::uint64_t>((sbo & 0x3ffff) >> 4) << 32) | (swizzle << 62);
 }
 
-#define WS_D128_REGS "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
-#define WS_D128_OUTS \
+// Accumulator operands of m64n128 (64 floats per thread) and m64n256 (128): the first 64 are shared.
+#define WS_REGS_0_63 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define WS_D64_REGS "{" WS_REGS_0_63 "}"
+#define WS_D128_REGS "{" WS_REGS_0_63 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define WS_D64_OUTS \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
     "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
     "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
@@ -132,7 +151,9 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
     "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
     "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
     "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define WS_D128_OUTS \
+    WS_D64_OUTS, \
     "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
     "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
     "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
@@ -142,23 +163,37 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-// wgmma.mma_async.sp m64n256k32 with A and B from shared-memory descriptors; scale_d = 0 starts a
-// new accumulation. imm-scale-a = imm-scale-b = 1, imm-trans-a = 0 (K-major A), imm-trans-b = 1
-// (B is K × N with N contiguous, i.e. MN-major). The selector must be an immediate.
-template <bool kBf16, int kSel>
-__device__ __forceinline__ void wgmma_sp(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
+// wgmma.mma_async.sp m64nNk32 (N = 256 or 128) with A and B from shared-memory descriptors;
+// scale_d = 0 starts a new accumulation. imm-scale-a = imm-scale-b = 1, imm-trans-a = 0 (K-major
+// A), imm-trans-b = 1 (B is K × N with N contiguous, i.e. MN-major). The selector must be an
+// immediate.
+template <bool kBf16, int kSel, int kN>
+__device__ __forceinline__ void wgmma_sp(float (&d)[kN / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                          std::uint32_t meta, int scale_d) {
-  if constexpr (kBf16) {
+  static_assert(kN == 256 || kN == 128);
+  if constexpr (kN == 256 && kBf16) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %131, 0;\n"
                  "wgmma.mma_async.sp.sync.aligned.m64n256k32.f32.bf16.bf16 " WS_D128_REGS
                  ", %128, %129, %130, %132, p, 1, 1, 0, 1;\n}\n"
                  : WS_D128_OUTS
                  : "l"(desc_a), "l"(desc_b), "r"(meta), "r"(scale_d), "n"(kSel));
-  } else {
+  } else if constexpr (kN == 256) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %131, 0;\n"
                  "wgmma.mma_async.sp.sync.aligned.m64n256k32.f32.f16.f16 " WS_D128_REGS
                  ", %128, %129, %130, %132, p, 1, 1, 0, 1;\n}\n"
                  : WS_D128_OUTS
+                 : "l"(desc_a), "l"(desc_b), "r"(meta), "r"(scale_d), "n"(kSel));
+  } else if constexpr (kBf16) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %67, 0;\n"
+                 "wgmma.mma_async.sp.sync.aligned.m64n128k32.f32.bf16.bf16 " WS_D64_REGS
+                 ", %64, %65, %66, %68, p, 1, 1, 0, 1;\n}\n"
+                 : WS_D64_OUTS
+                 : "l"(desc_a), "l"(desc_b), "r"(meta), "r"(scale_d), "n"(kSel));
+  } else {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %67, 0;\n"
+                 "wgmma.mma_async.sp.sync.aligned.m64n128k32.f32.f16.f16 " WS_D64_REGS
+                 ", %64, %65, %66, %68, p, 1, 1, 0, 1;\n}\n"
+                 : WS_D64_OUTS
                  : "l"(desc_a), "l"(desc_b), "r"(meta), "r"(scale_d), "n"(kSel));
   }
 }
@@ -189,25 +224,27 @@ __device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 
 // kTmaStore: 16-bit outputs leave through shared memory and TMA stores (which clip at M and N), so
-// the consumers go on to the next tile while the stores drain.
-template <bool kBf16, class TOut, int kStages, bool kTmaStore>
+// the consumers go on to the next tile while the stores drain. kTall picks the tile (Shape).
+template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kTall>
 __global__ void __launch_bounds__(kThreads, 1)
     sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_c,
                           const std::uint16_t* __restrict__ e, TOut* __restrict__ c, int m, int n, int rows_padded,
                           int cols_padded, int ldc) {
 #if defined(WS_SPARSE24_WGMMA_ENABLED)
+  using S = Shape<kTall>;
+  constexpr int kBM = S::kBM, kBN = S::kBN, kMB = S::kMBlocks, kAccN = S::kAccRegs;
   extern __shared__ std::uint8_t smem_raw[];
   // Swizzled TMA destinations need 1 KB alignment.
   const std::uint32_t raw = smem_u32(smem_raw);
   const std::uint32_t base = (raw + 1023u) & ~1023u;
-  const std::uint32_t c_stage = base + kStages * kStageBytes;  // kTmaStore only
-  const std::uint32_t bars = c_stage + (kTmaStore ? kCBytes : 0);
+  const std::uint32_t c_stage = base + kStages * S::kStageBytes;  // kTmaStore only
+  const std::uint32_t bars = c_stage + (kTmaStore ? S::kCBytes : 0);
   auto full_bar = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(s); };
   auto empty_bar = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(kStages + s); };
-  auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * kStageBytes); };
-  auto stage_b = [&](int s) { return stage_a(s) + kABytes; };
-  auto stage_e = [&](int s) { return stage_b(s) + kBBytes; };
+  auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * S::kStageBytes); };
+  auto stage_b = [&](int s) { return stage_a(s) + S::kABytes; };
+  auto stage_e = [&](int s) { return stage_b(s) + S::kBBytes; };
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
@@ -221,6 +258,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(empty_bar(s), 2 * 128);  // one arrival per consumer thread
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  if constexpr (kTall) {
+    // The last tall tile of a matrix whose padded rows are an odd multiple of 128 has metadata for
+    // its first consumer only (the producer clips the bulk copy), and its second consumer's A is
+    // TMA's zero fill. That consumer still issues its wgmma.sp (skipping them in a branch makes
+    // ptxas serialize every wgmma of the kernel) and its rows are never stored; its metadata slots
+    // start as valid ordered pairs (every nibble 0b0100: positions 0 and 1) rather than whatever
+    // shared memory held, and later hold an earlier tile's metadata.
+    for (int i = tid; i < kStages * S::kEBytes / 4; i += kThreads) {
+      const int s = i / (S::kEBytes / 4), w = i % (S::kEBytes / 4);
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(stage_e(s) + 4u * static_cast<std::uint32_t>(w)), "r"(0x44444444u)
+                   : "memory");
+    }
+    // Generic-proxy writes must be ordered before the bulk copies (async proxy) that overwrite them.
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   }
   __syncthreads();
 
@@ -236,16 +288,20 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
         const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
         const int m0 = tile.m * kBM, n0 = tile.n * kBN;
+        // Metadata exists for the padded rows only (a multiple of 128): the last tall tile may
+        // have half of it. A's TMA box is zero-filled past the padded rows and always delivers
+        // its full size.
+        const int e_bytes = std::min(kBM, rows_padded - m0) / kMetaBlockRows * kMetaBlockHalves * 2;
         for (int kt = 0; kt < ktiles; ++kt, ++it) {
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(empty_bar(s), ((it / kStages) - 1) & 1);
-          mbar_expect_tx(full_bar(s), kStageBytes);
+          mbar_expect_tx(full_bar(s), S::kABytes + S::kBBytes + e_bytes);
           tma_load_2d(stage_a(s), &map_a, kt * (kBK / 2), m0, full_bar(s));
           for (int j = 0; j < kBN / 64; ++j)
             tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + 64 * j, kt * kBK,
                         full_bar(s));
           bulk_load(stage_e(s),
-                    e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves, kEBytes,
+                    e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves, e_bytes,
                     full_bar(s));
         }
       }
@@ -254,98 +310,126 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-  const int cw = wg - 1;  // consumer rows m0 + 64·cw
+  const int cw = wg - 1;  // consumer rows m0 + (kBM / 2)·cw, as kMB blocks of 64
   const int g = lane >> 2, t4 = lane & 3;
   const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(TOut)) == 0;
-  float acc[128];
+  float acc[kMB][kAccN];
 #pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  for (int b = 0; b < kMB; ++b)
+#pragma unroll
+    for (int i = 0; i < kAccN; ++i) acc[b][i] = 0.f;
 
   // wgmma.sp is asynchronous: PTX puts its register operands (accumulators, A fragments) off
-  // limits until the wait_group that retires it, and this kernel treats the metadata word the
-  // same way (the PTX text does not name it; run 5 suggests it matters). meta_prev keeps the
-  // in-flight pair's word alive (an empty asm reads it after the wait) so nvcc cannot load the
-  // next word into its register. Run 5 (kernels/NOTES.md) saw wrong results at speed when
-  // prefetched words rotated through registers; this kernel passed every check before the guard.
-  std::uint32_t meta_prev = 0;
+  // limits until the wait_group that retires it, and this kernel treats the metadata words the
+  // same way (the PTX text does not name them; runs 5 and 10 in kernels/NOTES.md saw wrong results
+  // at speed, right ones under the sanitizers' serialised execution, when a word's register could
+  // be rewritten while its wgmma.sp was in flight). The K loop is unrolled by two over two sets of
+  // words, meta_a and meta_b: one K tile loads `cur` and issues its group; after the wait that
+  // retires the previous group, an empty asm reads that group's words (`old`), so nvcc keeps each
+  // word in place, without the copy a rotating meta_prev = meta needs, until its group is done.
+  std::uint32_t meta_a[kMB] = {}, meta_b[kMB] = {};
   int it = 0;
   for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
     const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
     const int m0 = tile.m * kBM, n0 = tile.n * kBN;
-    for (int kt = 0; kt < ktiles; ++kt, ++it) {
+    const int row0 = m0 + cw * (kBM / 2);  // this consumer's first row
+    auto k_step = [&](int kt, std::uint32_t(&cur)[kMB], std::uint32_t(&old)[kMB]) __attribute__((always_inline)) {
       const int s = it % kStages;
       mbar_wait(full_bar(s), (it / kStages) & 1);
-      std::uint32_t meta;
-      asm volatile("ld.shared.u32 %0, [%1];\n"
-                   : "=r"(meta)
-                   : "r"(stage_e(s) + static_cast<std::uint32_t>((cw * 4 + warp_in_wg) * 128 + lane * 4)));
+#pragma unroll
+      for (int b = 0; b < kMB; ++b)
+        asm volatile("ld.shared.u32 %0, [%1];\n"
+                     : "=r"(cur[b])
+                     : "r"(stage_e(s) + static_cast<std::uint32_t>(((cw * kMB + b) * 4 + warp_in_wg) * 128 + lane * 4)));
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-      const std::uint32_t a0 = stage_a(s) + static_cast<std::uint32_t>(cw * 64 * 64);
-      const std::uint64_t da0 = make_desc(a0, 16, 512, 2), da1 = make_desc(a0 + 32, 16, 512, 2);
       const std::uint64_t db0 = make_desc(stage_b(s), kBBoxBytes, 1024, 1),
                           db1 = make_desc(stage_b(s) + 32 * 128, kBBoxBytes, 1024, 1);
-      wgmma_sp<kBf16, 0>(acc, da0, db0, meta, kt > 0 ? 1 : 0);
-      wgmma_sp<kBf16, 1>(acc, da1, db1, meta, 1);
+#pragma unroll
+      for (int b = 0; b < kMB; ++b) {
+        const std::uint32_t a0 = stage_a(s) + static_cast<std::uint32_t>((cw * kMB + b) * 64 * 64);
+        const std::uint64_t da0 = make_desc(a0, 16, 512, 2), da1 = make_desc(a0 + 32, 16, 512, 2);
+        wgmma_sp<kBf16, 0, kBN>(acc[b], da0, db0, cur[b], kt > 0 ? 1 : 0);
+        wgmma_sp<kBf16, 1, kBN>(acc[b], da1, db1, cur[b], 1);
+      }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-      // Keep this K tile's pair in flight while the next one is issued: wait only for the
-      // previous pair, then hand its stage back to the producer.
+      // Keep this K tile's wgmma group in flight while the next one is issued: wait only for
+      // the previous group, then hand its stage back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      asm volatile("" ::"r"(meta_prev));  // the previous pair has retired: its word may go now
-      meta_prev = meta;
+#pragma unroll
+      for (int b = 0; b < kMB; ++b) asm volatile("" ::"r"(old[b]));  // the previous group has retired
       if (kt > 0) mbar_arrive(empty_bar((it - 1) % kStages));  // this thread is done with that stage
+      ++it;
+    };
+    int kt = 0;
+    for (; kt + 1 < ktiles; kt += 2) {
+      k_step(kt, meta_a, meta_b);
+      k_step(kt + 1, meta_b, meta_a);
     }
+    if (kt < ktiles) k_step(kt, meta_a, meta_b);
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    asm volatile("" ::"r"(meta_prev));
+#pragma unroll
+    for (int b = 0; b < kMB; ++b) asm volatile("" ::"r"(meta_a[b]), "r"(meta_b[b]));
     mbar_arrive(empty_bar((it - 1) % kStages));
+    // Rows past the padded rows (the second consumer of a last tall tile) hold nothing to store.
+    if (row0 >= rows_padded) continue;
 
     // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1).
     if constexpr (kTmaStore) {
       static_assert(sizeof(TOut) == 2, "the TMA-store epilogue is for 16-bit outputs");
       // This warpgroup's previous stores must have read its staging boxes before they are rewritten.
-      const std::uint32_t my_c = c_stage + static_cast<std::uint32_t>(cw * (kBN / 64) * kCBoxBytes);
+      const std::uint32_t my_c = c_stage + static_cast<std::uint32_t>(cw * S::kCBoxesPerConsumer * kCBoxBytes);
       const bool issuer = (tid & 127) == 0;
       if (issuer) bulk_wait_read();
       warpgroup_bar(1 + cw);
-      // Box b holds columns 64b..64b+63 as 64 rows of 128 B; 16-byte chunk q of row r sits at
-      // chunk q ^ (r & 7) (the TMA 128-byte swizzle), so the 8 rows of one store hit distinct banks.
+      // Box (b, j / 8) holds rows 64b..64b+63, columns 64(j/8)..+63 as 64 rows of 128 B; 16-byte
+      // chunk q of row r sits at chunk q ^ (r & 7) (the TMA 128-byte swizzle), so the 8 rows of
+      // one store hit distinct banks.
 #pragma unroll
-      for (int j = 0; j < kBN / 8; ++j)
+      for (int b = 0; b < kMB; ++b)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = warp_in_wg * 16 + g + 8 * h;
-          const int q = j % 8;
-          const std::uint32_t addr = my_c + static_cast<std::uint32_t>((j / 8) * kCBoxBytes + r * 128 +
-                                                                       ((q ^ (r & 7)) * 16) + t4 * 4);
-          const std::uint32_t bits = pack_pair<TOut>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-          asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
-        }
+        for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = warp_in_wg * 16 + g + 8 * h;
+            const int q = j % 8;
+            const int box = b * (kBN / 64) + j / 8;
+            const std::uint32_t addr =
+                my_c + static_cast<std::uint32_t>(box * kCBoxBytes + r * 128 + ((q ^ (r & 7)) * 16) + t4 * 4);
+            const std::uint32_t bits = pack_pair<TOut>(acc[b][4 * j + 2 * h], acc[b][4 * j + 2 * h + 1]);
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
+          }
       // Generic-proxy writes must be visible to the async proxy before the TMA reads them.
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       warpgroup_bar(1 + cw);
       if (issuer) {
 #pragma unroll
-        for (int b = 0; b < kBN / 64; ++b)
-          tma_store_2d(&map_c, my_c + static_cast<std::uint32_t>(b * kCBoxBytes), n0 + 64 * b, m0 + cw * 64);
+        for (int b = 0; b < kMB; ++b)
+#pragma unroll
+          for (int j = 0; j < kBN / 64; ++j)
+            tma_store_2d(&map_c, my_c + static_cast<std::uint32_t>((b * (kBN / 64) + j) * kCBoxBytes), n0 + 64 * j,
+                         row0 + 64 * b);
         bulk_commit();
       }
     } else {
       // The two adjacent columns go out as one 4-byte (8-byte for fp32) store when C's alignment allows.
 #pragma unroll
-      for (int j = 0; j < kBN / 8; ++j)
+      for (int b = 0; b < kMB; ++b)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = m0 + cw * 64 + warp_in_wg * 16 + g + 8 * h;
-          const int col = n0 + 8 * j + 2 * t4;
-          if (row >= m) continue;
-          TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
-          const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-          if (pairs && col + 1 < n) {
-            store_pair(p, v0, v1);
-          } else {
-            if (col < n) p[0] = to_out<TOut>(v0);
-            if (col + 1 < n) p[1] = to_out<TOut>(v1);
+        for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = row0 + 64 * b + warp_in_wg * 16 + g + 8 * h;
+            const int col = n0 + 8 * j + 2 * t4;
+            if (row >= m) continue;
+            TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
+            const float v0 = acc[b][4 * j + 2 * h], v1 = acc[b][4 * j + 2 * h + 1];
+            if (pairs && col + 1 < n) {
+              store_pair(p, v0, v1);
+            } else {
+              if (col < n) p[0] = to_out<TOut>(v0);
+              if (col + 1 < n) p[1] = to_out<TOut>(v1);
+            }
           }
-        }
     }
   }
   if constexpr (kTmaStore) {
@@ -387,23 +471,25 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
-template <bool kBf16, class TOut, int kStages, bool kTmaStore>
+template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kTall>
 void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream) {
-  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore>;
-  constexpr int kSmemBytes = smem_bytes(kStages, kTmaStore);
+  using S = Shape<kTall>;
+  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore, kTall>;
+  constexpr int kSmemBytes = S::smem_bytes(kStages, kTmaStore);
+  static_assert(kSmemBytes <= kMaxSmem, "the pipeline fits the shared memory of an H100 CTA");
   static std::once_flag once;
   std::call_once(once, [&] {
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
     require(err == cudaSuccess, std::string("sparse24 wgmma: cudaFuncSetAttribute: ") + cudaGetErrorString(err));
   });
-  const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2, kBK / 2, kBM,
+  const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2, kBK / 2, S::kBM,
                                      CU_TENSOR_MAP_SWIZZLE_64B);
   // Rows >= K and columns >= N are outside the tensor: TMA fills them with zeros.
   const CUtensorMap map_b = make_map(g.b, g.k, g.n, g.ldb, 64, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
   // C as a TMA store target: rows >= M and columns >= N of a box are not written.
   CUtensorMap map_c{};
   if constexpr (kTmaStore) map_c = make_map(g.c, g.m, g.n, g.ldc, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
-  const long long tiles = static_cast<long long>((g.m + kBM - 1) / kBM) * ((g.n + kBN - 1) / kBN);
+  const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
   require(tiles <= 0x7fffffff, "sparse24 wgmma: more than 2^31 output tiles");
   long long grid = tiles;
   if (persistent) {  // one CTA per SM, each striding over the tiles
@@ -419,27 +505,44 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream)
   require(err == cudaSuccess, std::string("sparse24 wgmma: launch: ") + cudaGetErrorString(err));
 }
 
+// One configuration for both input types and every output type: the TMA-store epilogue is used
+// only for 16-bit C with a 16-byte aligned base and row pitch; other outputs run the same tile and
+// stage count with direct stores (the store tiles' stages are chosen so that their non-store twin
+// is one of the other tiles' instantiations).
+template <int kStages, bool kTmaStore, bool kTall>
+void launch_config(const GemmArgs& g, bool persistent, cudaStream_t stream) {
+  const bool bf16 = g.in == Elem::kBf16;
+  const bool tma_store = kTmaStore && g.out != Elem::kFp32 && g.ldc % 8 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0;
+  constexpr int kPlainStages = kTmaStore ? 4 : kStages;  // the direct-store twin of a store tile
+  if (g.out == Elem::kFp32) {
+    bf16 ? launch_wgmma_typed<true, float, kPlainStages, false, kTall>(g, persistent, stream)
+         : launch_wgmma_typed<false, float, kPlainStages, false, kTall>(g, persistent, stream);
+  } else if (tma_store) {
+    if constexpr (kTmaStore) {
+      bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kStages, true, kTall>(g, persistent, stream)
+           : launch_wgmma_typed<false, __half, kStages, true, kTall>(g, persistent, stream);
+    }
+  } else {
+    bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kPlainStages, false, kTall>(g, persistent, stream)
+         : launch_wgmma_typed<false, __half, kPlainStages, false, kTall>(g, persistent, stream);
+  }
+}
+
 }  // namespace
 
 void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
-  const bool bf16 = g.in == Elem::kBf16;
   if (g.k == 0) {
     // TMA cannot describe an empty B; the product is zero.
     require(false, "sparse24 wgmma: K = 0 is not supported by the Hopper kernel");
   }
-  const bool persistent = g.tile != Tile::kHopper;
-  // The TMA-store epilogue needs 16-bit C with a 16-byte aligned base and row pitch.
-  const bool tma_store = g.tile == Tile::kHopperPersistentStore && g.out != Elem::kFp32 && g.ldc % 8 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0;
-  if (g.out == Elem::kFp32) {
-    bf16 ? launch_wgmma_typed<true, float, 4, false>(g, persistent, stream)
-         : launch_wgmma_typed<false, float, 4, false>(g, persistent, stream);
-  } else if (bf16) {
-    tma_store ? launch_wgmma_typed<true, __nv_bfloat16, 3, true>(g, persistent, stream)
-              : launch_wgmma_typed<true, __nv_bfloat16, 4, false>(g, persistent, stream);
-  } else {
-    tma_store ? launch_wgmma_typed<false, __half, 3, true>(g, persistent, stream)
-              : launch_wgmma_typed<false, __half, 4, false>(g, persistent, stream);
+  switch (g.tile) {
+    case Tile::kHopper: return launch_config<4, false, false>(g, false, stream);
+    case Tile::kHopperPersistent: return launch_config<4, false, false>(g, true, stream);
+    case Tile::kHopperPersistentStore: return launch_config<3, true, false>(g, true, stream);
+    case Tile::kHopperTall: return launch_config<4, false, true>(g, true, stream);
+    case Tile::kHopperTallStore: return launch_config<4, true, true>(g, true, stream);
+    default: require(false, "sparse24 wgmma: " + to_string(g.tile) + " is not a wgmma.sp tile");
   }
 }
 
