@@ -273,7 +273,9 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
           }
         }
       }
-      base = __shfl_sync(0xffffffffu, base + excl + local, 31);
+      // The step's total, broadcast from lane 31, moves base on: only an add waits for the
+      // previous step's base, not the shuffle (run 13: no measurable change in speed).
+      base += __shfl_sync(0xffffffffu, excl + local, 31);
     }
   }
 }

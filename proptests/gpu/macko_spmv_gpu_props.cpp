@@ -160,6 +160,19 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
   run(3, 70000, 0.001, 2, false);    // very sparse wide rows: padding dominates
   run(1000, 64, 0.5, 1, false);
   run(1000, 64, 0.5, 8, false);
+  // Persistent grid of one warp per block and one block per SM: every warp owns dozens of rows in
+  // turn, empty rows included (d = 0.01 on 64 columns leaves most rows empty).
+  auto run_pipe = [](std::int64_t rows, std::int64_t cols, double d, int lane_elems, bool wide) {
+    macko::Schedule s = gpu::default_schedule(4);
+    s.lane_elems = lane_elems;
+    s.warps_per_block = 1;
+    s.blocks_per_sm = 1;
+    Case c{rows, cols, {analysis::Pattern::bernoulli, d, 0}, 99, 4, s, false, wide, 2.0f, -0.75f};
+    check_case<half, half>(c);
+  };
+  run_pipe(5000, 1000, 0.5, 8, false);
+  run_pipe(5000, 64, 0.01, 8, true);
+  run_pipe(3000, 3000, 0.1, 4, false);
 }
 
 TEST_CASE("MACKO kernel rejects a schedule that is not compiled", "[gpu][macko]") {

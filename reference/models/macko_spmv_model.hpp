@@ -7,7 +7,7 @@
 //      redistributed with shfl_sync, lane i of step s reading lane s·32/S + i/S);
 //   4. per step: each lane loads its E = Schedule::lane_elems values (one vector), sums its
 //      unmasked (delta+1), an exclusive shfl_up scan gives its starting column, lane 31's
-//      inclusive sum is broadcast as the next step's base;
+//      inclusive sum (the step's total) is broadcast and added to the base of the next step;
 //   5. per owned element i < E: gather x[col], acc[i % A] = fma(value, x, acc[i % A]);
 //   6. accumulators summed in order, butterfly reduction, y = alpha*acc + beta*y_old.
 #pragma once
@@ -157,8 +157,10 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
             if (lane_in(gactive, l))
               acc[l][i % A] = std::fma(to_float(vals[l][i]), to_float(xv[l]), acc[l][i % A]);
         }
-        const Lanes<std::int64_t> incl = per_lane([&](int l) { return base + excl[l] + local[l]; });
-        base = shfl_sync(kFullMask, incl, 31)[0];
+        // The step's total (lane 31's inclusive sum, without base) is broadcast and added to
+        // base: the shuffle does not wait for the previous step's base.
+        const Lanes<int> incl = per_lane([&](int l) { return excl[l] + local[l]; });
+        base += shfl_sync(kFullMask, incl, 31)[0];
       }
     }
     // 6. accumulators, warp reduction, epilogue.
