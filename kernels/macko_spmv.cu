@@ -24,33 +24,37 @@ template <class H> using device_t = typename DeviceType<H>::type;
 // get the sweep. Kept short: each is eight kernels to build (four value/output type pairs x
 // 32/64-bit row pointers).
 // One list drives both the dispatch and the error message.
-template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane>
+template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1>
 struct Variant {
-  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E;
+  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS;
   static constexpr bool kPrefetch = PF;
   static bool matches(const macko::Schedule& s) {
     return s.delta_bits == DB && s.lane_accumulators == ACC && s.unroll_blocks == UNROLL && s.prefetch == PF &&
-           s.lane_elems == E;
+           s.lane_elems == E && s.row_splits == SPLITS;
   }
   static std::string name() {
     return "db=" + std::to_string(DB) + "/acc=" + std::to_string(ACC) + "/unroll=" + std::to_string(UNROLL) +
-           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E);
+           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E) + "/row_splits=" + std::to_string(SPLITS);
   }
 };
 // Measured on the H100 (kernels/NOTES.md): 4 elements per lane wins only at d <= 0.1 and 2 never,
-// so only the 4-element default of low densities is built beside the 8-element sweep.
+// so only the 4-element default of low densities is built beside the 8-element sweep. Rows split
+// over 2 warps (Schedule::row_splits) are built for the default schedule only, which takes them
+// for wide matrices (default_schedule); 4 splits lost by 10-60 % (kernels/NOTES.md, run 6).
 using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
                             Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
                             Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<1, 1, 2, true>,
-                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>>;
+                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>>;
 
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
-                    std::int64_t rows, float alpha, float beta, int wpb, int blocks_per_sm, cudaStream_t st) {
-  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems>;
-  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems>;
+                    std::int64_t rows, float alpha, float beta, const std::int32_t* split_bases, int wpb,
+                    int blocks_per_sm, cudaStream_t st) {
+  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits>;
+  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits>;
   auto kernel = wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
-  std::int64_t blocks = (rows + wpb - 1) / wpb;
+  const int rows_per_block = wpb / V::kSplits;  // Schedule::valid: the split count divides wpb
+  std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
   if (blocks_per_sm > 0) {  // persistent grid: warps stride over the rows
     int dev = 0, sms = 0;
     WS_CUDA(cudaGetDevice(&dev));
@@ -58,8 +62,8 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
     blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
   }
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), 0, st>>>(v, d, p, x, y, rows,
-                                                                                               alpha, beta);
+  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), 0, st>>>(
+      v, d, p, x, y, rows, alpha, beta, split_bases);
 }
 
 std::string variant_list() {
@@ -70,7 +74,7 @@ std::string variant_list() {
 
 }  // namespace
 
-macko::Schedule default_schedule(int delta_bits, double density) {
+macko::Schedule default_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols) {
   macko::Schedule s;
   s.delta_bits = delta_bits;
   s.warps_per_block = 4;
@@ -80,6 +84,14 @@ macko::Schedule default_schedule(int delta_bits, double density) {
   // H100, 2026-11-23: 4 elements per lane is 2-3% faster at d = 0.1 on all four quick shapes and
   // 8-15% slower at d >= 0.3 (kernels/NOTES.md).
   if (delta_bits == 4 && density <= 0.15) s.lane_elems = 4;
+  // Wide matrices have few, long rows: the grid's last round of one-row warps runs part empty for
+  // a whole (long) row's time. Two warps per row (8 per block) shorten that: 5-8 % faster on
+  // 7168x28672, 8192x29568 and 12288x49152 at d = 0.5 / 0.3 / 1.0, a tie on 9216x36864, slower on
+  // the tall shapes (H100, runs 6 and 15, kernels/NOTES.md). Built for 8 elements per lane only.
+  if (delta_bits == 4 && s.lane_elems == macko::kElemsPerLane && rows > 0 && cols >= 3 * rows) {
+    s.warps_per_block = 8;
+    s.row_splits = 2;
+  }
   return s;
 }
 
@@ -93,13 +105,15 @@ DeviceMacko<T> upload_macko(const Macko<T>& a) {
   d.emitted = a.emitted();
   d.delta_bits = a.delta_bits;
   d.wide = a.row_ptr.wide;
-  const std::uint64_t need = a.storage_bytes();
+  const std::vector<std::int32_t> split_bases = macko_split_bases(a);  // for Schedule::row_splits > 1
+  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t);
   std::size_t free_b = 0, total_b = 0;
   WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
   require(need <= free_b, "MACKO matrix needs " + std::to_string(need) + " bytes on the device, only " +
                               std::to_string(free_b) + " are free");
   d.values = DeviceBuffer<T>(a.values);
   d.deltas = DeviceBuffer<std::uint8_t>(a.deltas);
+  d.split_bases = DeviceBuffer<std::int32_t>(split_bases);
   if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
   else d.row_ptr32 = DeviceBuffer<std::uint32_t>(a.row_ptr.narrow);
   return d;
@@ -125,7 +139,8 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
         auto one = [&](auto var) {
           using V = decltype(var);
           if (launched || !V::matches(s)) return;
-          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta, s.warps_per_block, s.blocks_per_sm, stream);
+          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta, a.split_bases.get(), s.warps_per_block,
+                            s.blocks_per_sm, stream);
           launched = true;
         };
         (one(vars), ...);
@@ -133,7 +148,8 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
       Compiled{});
   require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
                         "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
-                        "/lane_elems=" + std::to_string(s.lane_elems) + " is not compiled; compiled: " + variant_list());
+                        "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
+                        " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

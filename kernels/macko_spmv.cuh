@@ -126,7 +126,8 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
 };
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
-template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane>
+template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
+          int SPLITS = 1>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -134,12 +135,15 @@ struct KernelConfig {
   static constexpr bool kWide = WIDE;
   static constexpr bool kPrefetch = PREFETCH;
   static constexpr int kLaneElems = E;
+  static constexpr int kSplits = SPLITS;
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
     s.lane_accumulators = ACC;
     s.unroll_blocks = UNROLL;
     s.lane_elems = E;
+    s.row_splits = SPLITS;
+    s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
   static constexpr int kStep = kSched.elems_per_step();           // elements per step
@@ -280,17 +284,31 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
   }
 }
 
-// One warp per row, rows strided by the number of warps in the grid (the host may launch fewer
-// warps than rows). T: __half or __nv_bfloat16 (values and x); TY: output type.
+// Named barrier over the `threads` threads (a multiple of 32) of the warps that share a row.
+__device__ __forceinline__ void row_group_bar(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Cfg::kSplits warps per row (Schedule::row_splits), rows strided by the number of row groups in the
+// grid (the host may launch fewer than rows). Warp j of a group walks the row's elements
+// [split_start(j), split_start(j + 1)) from the column in split_bases, reduces its lanes, and the
+// group's first warp adds the parts in order. T: __half or __nv_bfloat16 (values and x); TY: output.
 template <class Cfg, class T, class TY>
 __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                           const void* __restrict__ row_ptr, const GlobalX<T>& x, TY* __restrict__ y,
-                                          std::int64_t rows, float alpha, float beta) {
+                                          std::int64_t rows, float alpha, float beta,
+                                          const std::int32_t* __restrict__ split_bases) {
   constexpr int DB = Cfg::kDeltaBits;
+  // A compile-time split count keeps the one-warp-per-row kernels as they were (the runtime
+  // version cost 9-16 more registers per thread in every variant).
+  constexpr int splits = Cfg::kSplits;
   const int lane = threadIdx.x & 31;
-  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x >> 5);
-  for (std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5); row < rows;
-       row += warps) {  // warp-uniform: no row pointer is read past rows
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int groups = static_cast<int>(blockDim.x >> 5) / splits;  // rows per block at a time
+  const int sp = warp % splits;                                    // this warp's part of the row
+  const std::int64_t stride = std::int64_t(gridDim.x) * groups;
+  for (std::int64_t row = std::int64_t(blockIdx.x) * groups + warp / splits; row < rows;
+       row += stride) {  // uniform over the row's warps: no row pointer is read past rows
     // Row bounds: lanes 0 and 1 load row_ptr[row] and row_ptr[row + 1], shuffles broadcast them.
     std::uint64_t p = 0;
     if (lane < 2) {
@@ -302,26 +320,37 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
     const std::int64_t begin = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 0));
     const std::int64_t end = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 1));
     const macko::RowAligner ra(begin, end, DB);
+    // This warp's elements: steps from start, owned elements [lo, stop).
+    // (With one warp per row these are the ROMA start, the row start and the row end, spelled
+    // out so that the kernel stays the one measured before row splits existed.)
+    const std::int64_t start = splits == 1 ? ra.aligned_begin : ra.split_start(sp, splits);
+    const std::int64_t stop = splits == 1 ? end : ra.split_start(sp + 1, splits);
+    const std::int64_t lo = splits == 1 ? begin : (start > begin ? start : begin);
 
     float acc[Cfg::kAcc];
 #pragma unroll
     for (int k = 0; k < Cfg::kAcc; ++k) acc[k] = 0.0f;
     int base = -1;  // column of the last element consumed (the row starts before column 0)
+    if (splits > 1 && sp > 0 && start < stop) {  // warp-uniform: lane 0 loads the part's starting column
+      int b = 0;
+      if (lane == 0) b = split_bases[start / macko::kSplitUnit];
+      base = __shfl_sync(0xffffffffu, b, 0);
+    }
 
     if constexpr (Cfg::kPrefetch) {
       // Software pipeline: the next group's loads are in flight while this group computes.
       Group<Cfg> cur, nxt;
-      if (ra.aligned_begin < end) load_group<Cfg>(cur, ra.aligned_begin, end, lane, values, deltas);
-      for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
-        if (g0 + Cfg::kGroup < end) load_group<Cfg>(nxt, g0 + Cfg::kGroup, end, lane, values, deltas);
-        compute_group<Cfg, T>(cur, g0, begin, end, lane, base, acc, x);
+      if (start < stop) load_group<Cfg>(cur, start, stop, lane, values, deltas);
+      for (std::int64_t g0 = start; g0 < stop; g0 += Cfg::kGroup) {
+        if (g0 + Cfg::kGroup < stop) load_group<Cfg>(nxt, g0 + Cfg::kGroup, stop, lane, values, deltas);
+        compute_group<Cfg, T>(cur, g0, lo, stop, lane, base, acc, x);
         cur = nxt;
       }
     } else {
-      for (std::int64_t g0 = ra.aligned_begin; g0 < end; g0 += Cfg::kGroup) {
+      for (std::int64_t g0 = start; g0 < stop; g0 += Cfg::kGroup) {
         Group<Cfg> cur;
-        load_group<Cfg>(cur, g0, end, lane, values, deltas);  // all loads before any arithmetic
-        compute_group<Cfg, T>(cur, g0, begin, end, lane, base, acc, x);
+        load_group<Cfg>(cur, g0, stop, lane, values, deltas);  // all loads before any arithmetic
+        compute_group<Cfg, T>(cur, g0, lo, stop, lane, base, acc, x);
       }
     }
 
@@ -330,7 +359,16 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
     for (int k = 1; k < Cfg::kAcc; ++k) sum = __fadd_rn(sum, acc[k]);
 #pragma unroll
     for (int off = 16; off >= 1; off >>= 1) sum = __fadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, off));
-    if (lane == 0) {
+    if constexpr (splits > 1) {
+      __shared__ float parts[32];  // one reduced part per warp of the block
+      if (lane == 0) parts[warp] = sum;
+      row_group_bar(1 + warp / splits, 32 * splits);
+      if (sp == 0) {
+        for (int k = 1; k < splits; ++k) sum = __fadd_rn(sum, parts[warp + k]);
+      }
+      row_group_bar(1 + warp / splits, 32 * splits);  // parts are rewritten for the next row
+    }
+    if (sp == 0 && lane == 0) {
       float out = __fmul_rn(alpha, sum);
       if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
       y[row] = from_f32<TY>(out);
@@ -341,9 +379,10 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
 template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
-                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
+                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta,
+                                  const std::int32_t* __restrict__ split_bases) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
-  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta);
+  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta, split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail

@@ -19,18 +19,23 @@ struct DeviceMacko {
   DeviceBuffer<std::uint8_t> deltas;
   DeviceBuffer<std::uint32_t> row_ptr32;
   DeviceBuffer<std::uint64_t> row_ptr64;
+  // macko_split_bases (reference/formats/macko.hpp): read only by split-row schedules, one entry
+  // per split part, so it is not counted in bytes().
+  DeviceBuffer<std::int32_t> split_bases;
+  // Bytes of the format's arrays, which one launch reads.
   std::uint64_t bytes() const {
     return values.bytes() + deltas.bytes() + row_ptr32.bytes() + row_ptr64.bytes();
   }
 };
 
-// Validates the host matrix (every decoded column < cols) and copies it to the device.
+// Validates the host matrix (every decoded column < cols) and copies it to the device, with its
+// split-base table.
 template <class T>
 DeviceMacko<T> upload_macko(const Macko<T>& a);
 
-// The schedule the kernel uses for a matrix with these delta bits and density (nnz / (rows*cols))
-// when the caller does not pick one.
-macko::Schedule default_schedule(int delta_bits, double density = 0.5);
+// The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
+// shape when the caller does not pick one (rows = 0: shape unknown, one warp per row).
+macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0);
 
 // y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements.
 template <class T, class TY>

@@ -1,5 +1,5 @@
 // Replays every saved case of proptests/corpus/index.json: round trip, MACKO model under each
-// listed schedule and both CSR variants against the oracle, MACKO file round trip.
+// listed schedule (x lane elements x row splits 1/2/8) and both CSR variants against the oracle, MACKO file round trip.
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -30,15 +30,19 @@ void replay(const nlohmann::json& c, const std::string& path) {
     const auto reread = std::get<Macko<T>>(io::parse_macko(io::serialize_macko(a), path + " (re-read)"));
     CHECK(reread.deltas == a.deltas);
     for (const int acc : c.at("lane_accumulators").get<std::vector<int>>())
-      for (const int e : db == 4 ? std::vector<int>{8, 4, 2} : std::vector<int>{8}) {
-        macko::Schedule s;
-        s.delta_bits = db;
-        s.lane_accumulators = acc;
-        s.lane_elems = e;
-        INFO("delta bits " << db << ", lane accumulators " << acc << ", lane elements " << e);
-        CHECK(macko_case<T, float>(m, s, alpha, beta, seed) == "");
-        CHECK(macko_case<T, half>(m, s, alpha, beta, seed) == "");
-      }
+      for (const int e : db == 4 ? std::vector<int>{8, 4, 2} : std::vector<int>{8})
+        for (const int splits : {1, 2, 8}) {
+          macko::Schedule s;
+          s.delta_bits = db;
+          s.lane_accumulators = acc;
+          s.lane_elems = e;
+          s.row_splits = splits;
+          s.warps_per_block = 8;
+          INFO("delta bits " << db << ", lane accumulators " << acc << ", lane elements " << e << ", row splits "
+                             << splits);
+          CHECK(macko_case<T, float>(m, s, alpha, beta, seed) == "");
+          CHECK(macko_case<T, half>(m, s, alpha, beta, seed) == "");
+        }
   }
   CHECK(csr_case<T, float>(m, false, alpha, beta, seed) == "");
   if (m.cols <= 65536) CHECK(csr_case<T, float>(m, true, alpha, beta, seed) == "");

@@ -186,16 +186,17 @@ SparseRows<T> build(const Recipe& rec) {
   return m;
 }
 
-// Schedules of the MACKO model: every delta width x accumulator count.
+// Schedules of the MACKO model: every delta width x accumulator count x lane elements x row splits.
 inline rc::Gen<macko::Schedule> gen_schedule() {
   using namespace rc;
   return gen::exec([] {
     macko::Schedule s;
     s.delta_bits = *gen::element(1, 2, 4, 8).as("delta bits");
     s.lane_accumulators = *gen::element(1, 2, 4, 8).as("lane accumulators");
-    s.warps_per_block = *gen::element(1, 4, 8);
     s.unroll_blocks = *gen::inRange(1, 9);
     if (s.delta_bits == 4) s.lane_elems = *gen::element(8, 4, 2).as("lane elements");
+    s.row_splits = *gen::element(1, 1, 2, 4, 8).as("row splits");
+    s.warps_per_block = s.row_splits == 1 ? *gen::element(1, 4, 8) : s.row_splits * *gen::element(1, 2, 4);
     return s;
   });
 }
@@ -213,6 +214,6 @@ namespace warpsparse::macko {
 inline void showValue(const Schedule& s, std::ostream& os) {
   os << "{delta_bits=" << s.delta_bits << " lane_accumulators=" << s.lane_accumulators
      << " warps_per_block=" << s.warps_per_block << " unroll_blocks=" << s.unroll_blocks
-     << " lane_elems=" << s.lane_elems << "}";
+     << " lane_elems=" << s.lane_elems << " row_splits=" << s.row_splits << "}";
 }
 }  // namespace warpsparse::macko

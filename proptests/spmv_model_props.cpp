@@ -109,3 +109,74 @@ TEST_CASE("MACKO model loads: one dense 256-element fp16 row is one 512-byte val
   CHECK(t.row_ptr.bytes_requested == 8);
   CHECK(t.x.instructions == 8);  // one gather per element slot
 }
+
+TEST_CASE("MACKO row splits: the parts tile [aligned_begin, end) and start inside the row on the split unit") {
+  // Exhaustive over row starts and lengths around the unit and every split count.
+  constexpr std::int64_t kU = macko::kSplitUnit;
+  int checked = 0;
+  for (const int db : {1, 2, 4, 8})
+    for (std::int64_t begin = 0; begin < 3 * kU; begin += 7)
+      for (const std::int64_t len : {std::int64_t{0}, std::int64_t{1}, kU - 1, kU, kU + 1, 3 * kU + 5, 17 * kU + 3}) {
+        const macko::RowAligner ra(begin, begin + len, db);
+        for (const int s : {1, 2, 4, 8}) {
+          std::int64_t prev = ra.split_start(0, s);
+          REQUIRE(prev == ra.aligned_begin);
+          REQUIRE(ra.split_start(s, s) == ra.end);
+          for (int j = 1; j < s; ++j) {
+            const std::int64_t p = ra.split_start(j, s);
+            REQUIRE(p >= prev);  // parts are contiguous, possibly empty
+            REQUIRE((p == ra.end || (p % kU == 0 && p > ra.begin && p < ra.end)));
+            prev = p;
+          }
+          ++checked;
+        }
+      }
+  CHECK(checked > 1000);
+  // Long rows are shared evenly to within one unit.
+  const macko::RowAligner ra(40, 40 + 6200, 4);
+  for (int j = 1; j < 4; ++j)
+    CHECK(std::llabs(ra.split_start(j, 4) - (ra.aligned_begin + (ra.end - ra.aligned_begin) * j / 4)) < kU);
+}
+
+TEST_CASE("MACKO row splits: the split-base table holds the running column; split rows match the oracle") {
+  // Rows of ~1400 elements starting at odd offsets, 4-bit deltas with padding.
+  SparseRows<half> m;
+  m.cols = 6000;
+  std::mt19937 rng(7);
+  for (int r = 0; r < 5; ++r) {
+    for (int c = r; c < 6000; c += 1 + static_cast<int>(rng() % 7)) m.push(c, half(0.25f + float(rng() % 8) / 8.0f));
+    m.end_row();
+  }
+  const Macko<half> a = encode_macko(m);
+  const std::vector<std::int32_t> t = macko_split_bases(a);
+  REQUIRE(static_cast<std::int64_t>(t.size()) == (a.padded_length() + macko::kSplitUnit - 1) / macko::kSplitUnit);
+  for (std::int64_t r = 0; r < a.rows; ++r) {  // independent decode of every entry inside the row
+    std::int64_t c = -1;
+    for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      if (k % macko::kSplitUnit == 0) CHECK(t[static_cast<std::size_t>(k / macko::kSplitUnit)] == c);
+      c += a.delta(k) + 1;
+    }
+  }
+  std::vector<half> x(6000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = half(float(int(i % 13) - 6) / 4.0f);
+  const std::vector<float> y_old;
+  macko::Schedule s;
+  const auto y1 = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s);
+  for (const int splits : {2, 4, 8}) {
+    s.row_splits = splits;
+    s.warps_per_block = 8;
+    SpmvTraffic tr;
+    const auto ys = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s, &tr);
+    auto chain = [&](std::int64_t) { return macko_chain_length(a.emitted(), 4, s); };
+    CHECK(check_spmv<half, half, float>(m, x, y_old, 1.0f, 0.0f, ys, chain).ok());
+    std::uint64_t loads = 0;  // row bounds once per row, one table load per non-empty part after the first
+    for (std::int64_t r = 0; r < a.rows; ++r) {
+      const macko::RowAligner ra(a.row_ptr[r], a.row_ptr[r + 1], 4);
+      ++loads;
+      for (int j = 1; j < splits; ++j) loads += ra.split_start(j, splits) < ra.split_start(j + 1, splits) ? 1 : 0;
+    }
+    CHECK(loads > static_cast<std::uint64_t>(a.rows));
+    CHECK(tr.row_ptr.instructions == loads);
+    for (std::size_t r = 0; r < y1.size(); ++r) CHECK(std::abs(ys[r] - y1[r]) <= 1e-3f * (1.0f + std::abs(y1[r])));
+  }
+}

@@ -89,7 +89,8 @@ void check_case(const Case& c) {
               std::to_string(to_float(model[r])) + " (rows " + std::to_string(c.rows) + ", cols " +
               std::to_string(c.cols) + ", db " + std::to_string(c.delta_bits) + ", acc " +
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
-              ", lane elements " + std::to_string(c.sched.lane_elems) + ")");
+              ", lane elements " + std::to_string(c.sched.lane_elems) + ", row splits " +
+              std::to_string(c.sched.row_splits) + ")");
     }
   }
   // Model vs oracle within the derived bound: the rule `warpsparse verify` and the CPU properties use.
@@ -120,16 +121,17 @@ rc::Gen<Case> gen_case(bool big) {
     if (c.delta_bits == 4) {
       // The compiled 4-bit variants (kernels/macko_spmv.cu).
       const auto v =
-          *rc::gen::element(std::tuple{1, 1, false, 8}, std::tuple{1, 2, false, 8}, std::tuple{2, 2, false, 8},
-                            std::tuple{1, 1, true, 8}, std::tuple{2, 1, true, 8}, std::tuple{1, 2, true, 8},
-                            std::tuple{2, 2, true, 8}, std::tuple{1, 2, true, 4})
-               .as("acc/unroll/prefetch/lane_elems");
+          *rc::gen::element(std::tuple{1, 1, false, 8, 1}, std::tuple{1, 2, false, 8, 1}, std::tuple{2, 2, false, 8, 1},
+                            std::tuple{1, 1, true, 8, 1}, std::tuple{2, 1, true, 8, 1}, std::tuple{1, 2, true, 8, 1},
+                            std::tuple{2, 2, true, 8, 1}, std::tuple{1, 2, true, 4, 1}, std::tuple{1, 2, true, 8, 2})
+               .as("acc/unroll/prefetch/lane_elems/row_splits");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
       c.sched.prefetch = std::get<2>(v);
       c.sched.lane_elems = std::get<3>(v);
+      c.sched.row_splits = std::get<4>(v);
     }
-    c.sched.warps_per_block = *rc::gen::element(1, 2, 4, 8).as("warps_per_block");
+    c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8).as("rows per block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
     c.trailing = *rc::gen::arbitrary<bool>().as("trailing padding");
     c.wide = *rc::gen::element(false, false, false, true).as("wide row pointers");
@@ -149,8 +151,10 @@ TEST_CASE("MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {
 }
 
 TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
-  auto run = [](std::int64_t rows, std::int64_t cols, double d, int db, bool wide) {
+  auto run = [](std::int64_t rows, std::int64_t cols, double d, int db, bool wide, int splits = 1) {
     Case c{rows, cols, {analysis::Pattern::bernoulli, d, 0}, 1234, db, gpu::default_schedule(db), false, wide, 1.0f, 0.0f};
+    c.sched.row_splits = splits;
+    c.sched.warps_per_block = 4 * splits;
     check_case<half, half>(c);
   };
   run(1, 1, 1.0, 4, false);          // one element
@@ -160,6 +164,13 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
   run(3, 70000, 0.001, 2, false);    // very sparse wide rows: padding dominates
   run(1000, 64, 0.5, 1, false);
   run(1000, 64, 0.5, 8, false);
+  // The default schedule of a wide matrix (cols >= 3 rows) splits each row over two warps.
+  {
+    Case c{300, 5000, {analysis::Pattern::bernoulli, 0.5, 0}, 77, 4, gpu::default_schedule(4, 0.5, 300, 5000),
+           false, false, 1.0f, 0.5f};
+    REQUIRE(c.sched.row_splits == 2);
+    check_case<half, half>(c);
+  }
   // Persistent grid of one warp per block and one block per SM: every warp owns dozens of rows in
   // turn, empty rows included (d = 0.01 on 64 columns leaves most rows empty).
   auto run_pipe = [](std::int64_t rows, std::int64_t cols, double d, int lane_elems, bool wide) {
@@ -173,6 +184,9 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
   run_pipe(5000, 1000, 0.5, 8, false);
   run_pipe(5000, 64, 0.01, 8, true);
   run_pipe(3000, 3000, 0.1, 4, false);
+  run(1, 200000, 0.3, 4, false, 2);  // the long row split over 2 warps
+  run(33, 1000, 1.0, 4, true, 2);    // density 1 split over 2 warps, 64-bit row pointers
+  run(37, 100, 0.0, 4, false, 2);    // all-zero: every part is empty, every output still written
 }
 
 TEST_CASE("MACKO kernel rejects a schedule that is not compiled", "[gpu][macko]") {

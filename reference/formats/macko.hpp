@@ -172,6 +172,29 @@ void Macko<T>::validate() const {
                               std::to_string(nonzero) + " nonzero values stored");
 }
 
+// Split-base table of Schedule::row_splits: entry k is the column of the last element before
+// element k * kSplitUnit within the row holding that element (-1 when it is the row's first);
+// entries whose element lies in no row are 0. The kernels and the warp model read their split
+// starts from it; the model also checks each entry against its own running column.
+template <class T>
+std::vector<std::int32_t> macko_split_bases(const Macko<T>& a) {
+  constexpr std::int64_t kU = macko::kSplitUnit;
+  std::vector<std::int32_t> t(static_cast<std::size_t>((a.padded_length() + kU - 1) / kU), 0);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    const std::int64_t b = a.row_ptr[r], e = a.row_ptr[r + 1];
+    std::int64_t next = (b + kU - 1) / kU * kU;  // next multiple of the unit inside the row
+    std::int64_t c = -1;
+    for (std::int64_t k = b; k < e; ++k) {
+      if (k == next) {
+        t[static_cast<std::size_t>(k / kU)] = static_cast<std::int32_t>(c);
+        next += kU;
+      }
+      c += std::int64_t{a.delta(k)} + 1;
+    }
+  }
+  return t;
+}
+
 // Decoder: an independent path from the arrays back to rows (the oracle's input). Padding
 // elements are dropped; every decoded column is range-checked.
 template <class T>

@@ -70,7 +70,28 @@ struct RowAligner {
   WS_HD bool owns(std::int64_t e) const { return e >= begin && e < end; }
   // Elements loaded in front of the row (belonging to the previous row).
   WS_HD int leading_masked() const { return static_cast<int>(begin - aligned_begin); }
+  // Row splits (Schedule::row_splits): warp j of the `splits` warps that share the row walks the
+  // elements [split_start(j), split_start(j + 1)), masking those outside [begin, end) as usual.
+  // split_start(0) is the ROMA start and split_start(splits) the row end; every other split point
+  // is the row end or a multiple of kSplitUnit strictly inside the row, near an even share, so the
+  // column a warp starts from is one entry of the split-base table (macko_split_bases, macko.hpp).
+  WS_HD std::int64_t split_start(int j, int splits) const;
 };
+
+// Granularity of split points, in elements: one split-base table entry (4 bytes) per 256
+// elements, 0.6 % of the 640 bytes those elements take at fp16 with 4-bit deltas. A multiple of
+// every step and delta-word size, so a split starts like a row does.
+inline constexpr int kSplitUnit = kElemsPerStep;
+
+WS_HD std::int64_t RowAligner::split_start(int j, int splits) const {
+  if (j <= 0) return aligned_begin;
+  if (j >= splits) return end;
+  const std::int64_t share = aligned_begin + (end - aligned_begin) * j / splits;
+  std::int64_t p = (share + kSplitUnit - 1) / kSplitUnit * kSplitUnit;
+  const std::int64_t first_inside = (begin / kSplitUnit + 1) * kSplitUnit;  // smallest multiple > begin
+  if (p < first_inside) p = first_inside;
+  return p < end ? p : end;
+}
 
 // Schedule of a MACKO SpMV kernel. The kernel and its warp model both take this struct; the
 // fields that change arithmetic order (accumulators) are replayed exactly by the model, the
@@ -93,6 +114,14 @@ struct Schedule {
   // one warp scan per 128 or 64 elements. The stored format is the same. Measured on the H100:
   // 4 is faster only at d <= 0.1, 2 never (kernels/NOTES.md).
   int lane_elems = kElemsPerLane;
+  // Warps of one block that share a row (1, 2, 4 or 8): each walks a contiguous part of it
+  // (RowAligner::split_start) from the column in the split-base table, reduces its lanes, and the
+  // row's first warp adds the parts in order (part 0 + part 1, then + part 2, ...) before the
+  // epilogue. It shortens the grid's last, part-empty round of long rows: on the H100, 2 splits
+  // with 8 warps per block are 3-10 % faster on wide matrices (cols >= 3 rows, few long rows) and
+  // tie or lose on tall ones; 4 splits lose everywhere (kernels/NOTES.md, runs 6, 15, 16).
+  // gpu::default_schedule picks 2 splits for wide matrices.
+  int row_splits = 1;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
   // Steps served by one delta load per lane, and the elements of that block.
@@ -110,7 +139,11 @@ struct Schedule {
            (lane_accumulators == 1 || lane_accumulators == 2 || lane_accumulators == 4 ||
             lane_accumulators == 8) &&
            blocks_per_sm >= 0 &&
-           (lane_elems == kElemsPerLane || ((lane_elems == 4 || lane_elems == 2) && delta_bits == 4));
+           (lane_elems == kElemsPerLane || ((lane_elems == 4 || lane_elems == 2) && delta_bits == 4)) &&
+           (row_splits == 1 || row_splits == 2 || row_splits == 4 || row_splits == 8) &&
+           warps_per_block % row_splits == 0 &&
+           // a block's rows synchronise on named barriers 1..15
+           (row_splits == 1 || warps_per_block / row_splits <= 15);
   }
 };
 

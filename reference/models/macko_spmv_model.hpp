@@ -10,6 +10,11 @@
 //      inclusive sum (the step's total) is broadcast and added to the base of the next step;
 //   5. per owned element i < E: gather x[col], acc[i % A] = fma(value, x, acc[i % A]);
 //   6. accumulators summed in order, butterfly reduction, y = alpha*acc + beta*y_old.
+// With Schedule::row_splits = s > 1, s warps share the row: warp j walks steps 2-5 over
+// [split_start(j), split_start(j+1)) only, from the column that lane 0 loads from the split-base
+// table (warp 0 starts at -1); each reduces its lanes as in 6, and the parts are added in order
+// (part 0 + part 1, then + part 2, ...) before the epilogue. The model walks the parts one after
+// the other and checks every table entry it uses against its own running column.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -53,6 +58,9 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
   GlobalArray<std::uint32_t> g_ptr32("row_ptr", std::span<const std::uint32_t>(ptr32), 0x30000000);
   GlobalArray<std::uint64_t> g_ptr64("row_ptr", std::span<const std::uint64_t>(a.row_ptr.wide_ptr), 0x30000000);
   GlobalArray<TX> g_x("x", x, 0x40000000);
+  const int splits = sched.row_splits;
+  const std::vector<std::int32_t> split_bases = splits > 1 ? macko_split_bases(a) : std::vector<std::int32_t>{};
+  GlobalArray<std::int32_t> g_split("split_bases", std::span<const std::int32_t>(split_bases), 0x50000000);
 
   SpmvTraffic local_traffic;
   SpmvTraffic& tr = traffic ? *traffic : local_traffic;
@@ -72,106 +80,120 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
       end = p[1];
     }
     const macko::RowAligner ra(begin, end, db);
-
-    Lanes<std::array<float, 8>> acc{};
-    std::int64_t base = -1;  // column of the last element before this step (row starts at -1)
-
-    for (std::int64_t blk = ra.aligned_begin; blk < end; blk += sched.elems_per_block()) {
-      // 3. delta load for the block: delta_load_bytes() (1, 2, 4 or 8) per lane.
-      const std::int64_t welems = sched.delta_load_elems();
-      const std::uint32_t dactive = ballot_sync(kFullMask, per_lane([&](int l) { return blk + welems * l < end; }));
-      const Lanes<std::int64_t> didx = per_lane([&](int l) { return macko::delta_byte_index(blk + welems * l, db); });
-      Lanes<std::uint64_t> dword{};
-      auto load_deltas = [&](auto bytes_c) {
-        constexpr int kB = decltype(bytes_c)::value;
-        const auto w = g_delta.template load<kB>(dactive, didx, &tr.deltas);
-        for (int l = 0; l < kWarpSize; ++l) {
-          dword[l] = 0;
-          std::memcpy(&dword[l], w[l].data(), kB);  // little-endian, as the GPU
-        }
-      };
-      switch (sched.delta_load_bytes()) {
-        case 1: load_deltas(std::integral_constant<int, 1>{}); break;
-        case 2: load_deltas(std::integral_constant<int, 2>{}); break;
-        case 4: load_deltas(std::integral_constant<int, 4>{}); break;
-        default: load_deltas(std::integral_constant<int, 8>{}); break;
+    float row_sum = 0.0f;
+    std::int64_t carry = -1;  // running column at the end of the parts walked so far
+    for (int sp = 0; sp < splits; ++sp) {
+      const std::int64_t start = ra.split_start(sp, splits), stop = ra.split_start(sp + 1, splits);
+      const std::int64_t lo = std::max(begin, start);  // elements of this part: [lo, stop)
+      Lanes<std::array<float, 8>> acc{};
+      std::int64_t base = -1;  // column of the last element before this step (row starts at -1)
+      if (sp > 0 && start < stop) {
+        // Lane 0 loads the part's starting column; shfl broadcasts it.
+        const Lanes<std::int64_t> sidx = per_lane([&](int) { return start / macko::kSplitUnit; });
+        base = g_split.gather(0x1u, sidx, &tr.row_ptr)[0];
+        require(base == carry, "split-base table entry " + std::to_string(start / macko::kSplitUnit) + " is " +
+                                   std::to_string(base) + ", the row's running column there is " + std::to_string(carry));
       }
-      for (int l = 0; l < kWarpSize; ++l)
-        if (!lane_in(dactive, l)) dword[l] = 0;
 
-      for (int s = 0; s < S; ++s) {
-        const std::int64_t step = blk + kStep * s;
-        if (step >= end) break;  // warp-uniform
-        // Deltas of this step's E elements, as one field-per-element list per lane.
-        Lanes<std::uint64_t> mine = dword;
-        if (S > 1) {
-          const Lanes<int> src = per_lane([&](int l) { return s * (kWarpSize / S) + l / S; });
-          mine = shfl_sync(kFullMask, dword, src);
-          for (int l = 0; l < kWarpSize; ++l) mine[l] >>= (l % S) * E * db;
-        }
-        // 4. values.
-        const std::uint32_t vactive = ballot_sync(kFullMask, per_lane([&](int l) { return step + E * l < end; }));
-        Lanes<std::array<T, 8>> vals{};
-        auto load_values = [&](auto elems_c) {
-          constexpr int kV = decltype(elems_c)::value;
-          if constexpr (kV * sizeof(T) <= 16) {  // vec_elems never asks for more
-            for (int v = 0; v < vecs; ++v) {
-              const Lanes<std::int64_t> vidx = per_lane([&](int l) { return step + std::int64_t{E} * l + v * kV; });
-              const auto part = g_val.template load<kV>(vactive, vidx, &tr.values);
-              for (int l = 0; l < kWarpSize; ++l)
-                for (int i = 0; i < kV; ++i) vals[l][v * kV + i] = part[l][i];
-            }
+      for (std::int64_t blk = start; blk < stop; blk += sched.elems_per_block()) {
+        // 3. delta load for the block: delta_load_bytes() (1, 2, 4 or 8) per lane.
+        const std::int64_t welems = sched.delta_load_elems();
+        const std::uint32_t dactive = ballot_sync(kFullMask, per_lane([&](int l) { return blk + welems * l < stop; }));
+        const Lanes<std::int64_t> didx = per_lane([&](int l) { return macko::delta_byte_index(blk + welems * l, db); });
+        Lanes<std::uint64_t> dword{};
+        auto load_deltas = [&](auto bytes_c) {
+          constexpr int kB = decltype(bytes_c)::value;
+          const auto w = g_delta.template load<kB>(dactive, didx, &tr.deltas);
+          for (int l = 0; l < kWarpSize; ++l) {
+            dword[l] = 0;
+            std::memcpy(&dword[l], w[l].data(), kB);  // little-endian, as the GPU
           }
         };
-        switch (vec_elems) {
-          case 2: load_values(std::integral_constant<int, 2>{}); break;
-          case 4: load_values(std::integral_constant<int, 4>{}); break;
-          default: load_values(std::integral_constant<int, 8>{}); break;
+        switch (sched.delta_load_bytes()) {
+          case 1: load_deltas(std::integral_constant<int, 1>{}); break;
+          case 2: load_deltas(std::integral_constant<int, 2>{}); break;
+          case 4: load_deltas(std::integral_constant<int, 4>{}); break;
+          default: load_deltas(std::integral_constant<int, 8>{}); break;
         }
-        Lanes<std::array<int, 8>> inc{};
-        Lanes<int> local{};
-        for (int l = 0; l < kWarpSize; ++l) {
-          int sum = 0;
-          for (int i = 0; i < E; ++i) {
-            const std::int64_t e = step + std::int64_t{E} * l + i;
-            const int d = static_cast<int>((mine[l] >> (i * db)) & static_cast<std::uint64_t>(macko::max_skip(db)));
-            inc[l][i] = ra.owns(e) ? d + 1 : 0;
-            sum += inc[l][i];
+        for (int l = 0; l < kWarpSize; ++l)
+          if (!lane_in(dactive, l)) dword[l] = 0;
+
+        for (int s = 0; s < S; ++s) {
+          const std::int64_t step = blk + kStep * s;
+          if (step >= stop) break;  // warp-uniform
+          // Deltas of this step's E elements, as one field-per-element list per lane.
+          Lanes<std::uint64_t> mine = dword;
+          if (S > 1) {
+            const Lanes<int> src = per_lane([&](int l) { return s * (kWarpSize / S) + l / S; });
+            mine = shfl_sync(kFullMask, dword, src);
+            for (int l = 0; l < kWarpSize; ++l) mine[l] >>= (l % S) * E * db;
           }
-          local[l] = sum;
-        }
-        const Lanes<int> excl = exclusive_scan_shfl_up(kFullMask, local);
-        // 5. columns, gathers and FMAs, element by element (one gather instruction each).
-        Lanes<std::int64_t> col = per_lane([&](int l) { return base + excl[l]; });
-        for (int i = 0; i < E; ++i) {
-          std::uint32_t gactive = 0;
-          Lanes<std::int64_t> xidx{};
+          // 4. values.
+          const std::uint32_t vactive = ballot_sync(kFullMask, per_lane([&](int l) { return step + E * l < stop; }));
+          Lanes<std::array<T, 8>> vals{};
+          auto load_values = [&](auto elems_c) {
+            constexpr int kV = decltype(elems_c)::value;
+            if constexpr (kV * sizeof(T) <= 16) {  // vec_elems never asks for more
+              for (int v = 0; v < vecs; ++v) {
+                const Lanes<std::int64_t> vidx = per_lane([&](int l) { return step + std::int64_t{E} * l + v * kV; });
+                const auto part = g_val.template load<kV>(vactive, vidx, &tr.values);
+                for (int l = 0; l < kWarpSize; ++l)
+                  for (int i = 0; i < kV; ++i) vals[l][v * kV + i] = part[l][i];
+              }
+            }
+          };
+          switch (vec_elems) {
+            case 2: load_values(std::integral_constant<int, 2>{}); break;
+            case 4: load_values(std::integral_constant<int, 4>{}); break;
+            default: load_values(std::integral_constant<int, 8>{}); break;
+          }
+          Lanes<std::array<int, 8>> inc{};
+          Lanes<int> local{};
           for (int l = 0; l < kWarpSize; ++l) {
-            if (inc[l][i] == 0) continue;
-            col[l] += inc[l][i];
-            xidx[l] = col[l];
-            gactive |= 1u << l;
+            int sum = 0;
+            for (int i = 0; i < E; ++i) {
+              const std::int64_t e = step + std::int64_t{E} * l + i;
+              const int d = static_cast<int>((mine[l] >> (i * db)) & static_cast<std::uint64_t>(macko::max_skip(db)));
+              inc[l][i] = e >= lo && e < stop ? d + 1 : 0;
+              sum += inc[l][i];
+            }
+            local[l] = sum;
           }
-          const Lanes<TX> xv = g_x.gather(gactive, xidx, &tr.x);
-          for (int l = 0; l < kWarpSize; ++l)
-            if (lane_in(gactive, l))
-              acc[l][i % A] = std::fma(to_float(vals[l][i]), to_float(xv[l]), acc[l][i % A]);
+          const Lanes<int> excl = exclusive_scan_shfl_up(kFullMask, local);
+          // 5. columns, gathers and FMAs, element by element (one gather instruction each).
+          Lanes<std::int64_t> col = per_lane([&](int l) { return base + excl[l]; });
+          for (int i = 0; i < E; ++i) {
+            std::uint32_t gactive = 0;
+            Lanes<std::int64_t> xidx{};
+            for (int l = 0; l < kWarpSize; ++l) {
+              if (inc[l][i] == 0) continue;
+              col[l] += inc[l][i];
+              xidx[l] = col[l];
+              gactive |= 1u << l;
+            }
+            const Lanes<TX> xv = g_x.gather(gactive, xidx, &tr.x);
+            for (int l = 0; l < kWarpSize; ++l)
+              if (lane_in(gactive, l))
+                acc[l][i % A] = std::fma(to_float(vals[l][i]), to_float(xv[l]), acc[l][i % A]);
+          }
+          // The step's total (lane 31's inclusive sum, without base) is broadcast and added to
+          // base: the shuffle does not wait for the previous step's base.
+          const Lanes<int> incl = per_lane([&](int l) { return excl[l] + local[l]; });
+          base += shfl_sync(kFullMask, incl, 31)[0];
         }
-        // The step's total (lane 31's inclusive sum, without base) is broadcast and added to
-        // base: the shuffle does not wait for the previous step's base.
-        const Lanes<int> incl = per_lane([&](int l) { return excl[l] + local[l]; });
-        base += shfl_sync(kFullMask, incl, 31)[0];
       }
+      if (start < stop) carry = base;
+      // 6. accumulators, warp reduction; the parts are added in order.
+      Lanes<float> lane_sum{};
+      for (int l = 0; l < kWarpSize; ++l) {
+        float s = acc[l][0];
+        for (int k = 1; k < A; ++k) s = s + acc[l][k];
+        lane_sum[l] = s;
+      }
+      const float sum = spmv_detail::warp_reduce_sum(lane_sum);
+      row_sum = sp == 0 ? sum : row_sum + sum;
     }
-    // 6. accumulators, warp reduction, epilogue.
-    Lanes<float> lane_sum{};
-    for (int l = 0; l < kWarpSize; ++l) {
-      float s = acc[l][0];
-      for (int k = 1; k < A; ++k) s = s + acc[l][k];
-      lane_sum[l] = s;
-    }
-    const float sum = spmv_detail::warp_reduce_sum(lane_sum);
-    y[r] = spmv_detail::epilogue<TY>(sum, alpha, beta, y_old, r);
+    y[r] = spmv_detail::epilogue<TY>(row_sum, alpha, beta, y_old, r);
     tr.y.instructions += 1;
     tr.y.bytes_requested += sizeof(TY) * (beta != 0.0f ? 2 : 1);
     tr.y.sectors += beta != 0.0f ? 2 : 1;
@@ -187,7 +209,8 @@ inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits
   const std::int64_t step = s.elems_per_step();
   const std::int64_t steps = (row_elements + unit - 1 + step - 1) / step + 1;
   const std::int64_t per_acc = steps * ((s.lane_elems + s.lane_accumulators - 1) / s.lane_accumulators);
-  return per_acc + (s.lane_accumulators - 1) + 5;
+  // Parts of a split row are shorter; their sum adds row_splits - 1 roundings.
+  return per_acc + (s.lane_accumulators - 1) + 5 + (s.row_splits - 1);
 }
 
 }  // namespace warpsparse
