@@ -20,7 +20,7 @@ if [ $gpu = 1 ]; then
   echo; echo "== GPU: property tests (kernel == warp model, bit for bit) and quick benchmarks"
   ctest --test-dir $B -L gpu --output-on-failure
   $B/bench/ws_bench_macko --quick --threads "$(nproc)" --out bench/results
-  $B/bench/ws_bench_sparse24 --quick --ws-tiles tall_pipe,hopper_persistent --out bench/results
+  $B/bench/ws_bench_sparse24 --quick --ws-tiles tall_pipe,hopper_tall_store --out bench/results
 else
   echo; echo "== no GPU: GPU tests and benchmarks skipped; the reports use bench/results/ from earlier device runs"
 fi
