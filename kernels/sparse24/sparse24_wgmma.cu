@@ -221,6 +221,19 @@ __device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
   if constexpr (std::is_same_v<TOut, float>) *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
   else *reinterpret_cast<std::uint32_t*>(p) = pack_pair<TOut>(v0, v1);
 }
+
+// Visits this thread's accumulator values in pairs, the one definition of the fragment layout
+// both epilogues use. Accumulator fragment of m64nN: warp w of the warpgroup holds rows 16w + g
+// (+8) of each 64-row block b, columns 8j + 2t (+1); f(b, j, r, v0, v1) gets r = 16w + g + 8h.
+template <int kMB, int kAccN, class F>
+__device__ __forceinline__ void for_each_acc_pair(const float (&acc)[kMB][kAccN], int warp_in_wg, int g, F&& f) {
+#pragma unroll
+  for (int b = 0; b < kMB; ++b)
+#pragma unroll
+    for (int j = 0; j < kAccN / 4; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) f(b, j, warp_in_wg * 16 + g + 8 * h, acc[b][4 * j + 2 * h], acc[b][4 * j + 2 * h + 1]);
+}
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 
 // kTmaStore: 16-bit outputs leave through shared memory and TMA stores (which clip at M and N), so
@@ -373,7 +386,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Rows past the padded rows (the second consumer of a last tall tile) hold nothing to store.
     if (row0 >= rows_padded) continue;
 
-    // Accumulator fragment of m64nN: warp w holds rows 16w + g (+8), columns 8j + 2t (+1).
+    // Epilogue: the accumulator pairs (for_each_acc_pair) go out through shared memory and TMA, or directly.
     if constexpr (kTmaStore) {
       static_assert(sizeof(TOut) == 2, "the TMA-store epilogue is for 16-bit outputs");
       // This warpgroup's previous stores must have read its staging boxes before they are rewritten.
@@ -384,20 +397,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Box (b, j / 8) holds rows 64b..64b+63, columns 64(j/8)..+63 as 64 rows of 128 B; 16-byte
       // chunk q of row r sits at chunk q ^ (r & 7) (the TMA 128-byte swizzle), so the 8 rows of
       // one store hit distinct banks.
-#pragma unroll
-      for (int b = 0; b < kMB; ++b)
-#pragma unroll
-        for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int r = warp_in_wg * 16 + g + 8 * h;
-            const int q = j % 8;
-            const int box = b * (kBN / 64) + j / 8;
-            const std::uint32_t addr =
-                my_c + static_cast<std::uint32_t>(box * kCBoxBytes + r * 128 + ((q ^ (r & 7)) * 16) + t4 * 4);
-            const std::uint32_t bits = pack_pair<TOut>(acc[b][4 * j + 2 * h], acc[b][4 * j + 2 * h + 1]);
-            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(bits) : "memory");
-          }
+      for_each_acc_pair(acc, warp_in_wg, g, [&](int b, int j, int r, float v0, float v1) {
+        const int q = j % 8;
+        const int box = b * (kBN / 64) + j / 8;
+        const std::uint32_t addr =
+            my_c + static_cast<std::uint32_t>(box * kCBoxBytes + r * 128 + ((q ^ (r & 7)) * 16) + t4 * 4);
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(pack_pair<TOut>(v0, v1)) : "memory");
+      });
       // Generic-proxy writes must be visible to the async proxy before the TMA reads them.
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       warpgroup_bar(1 + cw);
@@ -412,24 +418,18 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     } else {
       // The two adjacent columns go out as one 4-byte (8-byte for fp32) store when C's alignment allows.
-#pragma unroll
-      for (int b = 0; b < kMB; ++b)
-#pragma unroll
-        for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int row = row0 + 64 * b + warp_in_wg * 16 + g + 8 * h;
-            const int col = n0 + 8 * j + 2 * t4;
-            if (row >= m) continue;
-            TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
-            const float v0 = acc[b][4 * j + 2 * h], v1 = acc[b][4 * j + 2 * h + 1];
-            if (pairs && col + 1 < n) {
-              store_pair(p, v0, v1);
-            } else {
-              if (col < n) p[0] = to_out<TOut>(v0);
-              if (col + 1 < n) p[1] = to_out<TOut>(v1);
-            }
-          }
+      for_each_acc_pair(acc, warp_in_wg, g, [&](int b, int j, int r, float v0, float v1) {
+        const int row = row0 + 64 * b + r;
+        const int col = n0 + 8 * j + 2 * t4;
+        if (row >= m) return;
+        TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
+        if (pairs && col + 1 < n) {
+          store_pair(p, v0, v1);
+        } else {
+          if (col < n) p[0] = to_out<TOut>(v0);
+          if (col + 1 < n) p[1] = to_out<TOut>(v1);
+        }
+      });
     }
   }
   if constexpr (kTmaStore) {
