@@ -534,26 +534,25 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
-  if (g.tile == Tile::kAuto) {
+  // One compute-capability query serves kAuto and the wgmma.sp tiles: the wgmma.sp library is
+  // built for sm_90a, which runs on compute capability 9.0 only.
+  Tile tile = g.tile;
+  if (tile == Tile::kAuto || is_wgmma(tile)) {
     int dev = 0, major = 0, minor = 0;
     WS_CHECK_CUDA(cudaGetDevice(&dev));
     WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     WS_CHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    GemmArgs resolved = g;
-    // The wgmma.sp library is built for sm_90a, which runs on compute capability 9.0 only.
-    resolved.tile = major == 9 && minor == 0 && g.k > 0 ? Tile::kHopperTallStore : Tile::kTallPipe;
-    launch_gemm(resolved, stream);
-    return;
+    const bool sm90a = major == 9 && minor == 0;
+    if (tile == Tile::kAuto) tile = sm90a && g.k > 0 ? Tile::kHopperTallStore : Tile::kTallPipe;
+    if (is_wgmma(tile)) {
+      require(sm90a, "sparse24 gemm: the wgmma.sp tiles need a compute capability 9.0 device");
+      GemmArgs w = g;
+      w.tile = tile;
+      launch_gemm_wgmma(w, stream);
+      return;
+    }
   }
-  if (is_wgmma(g.tile)) {
-    int dev = 0, major = 0;
-    WS_CHECK_CUDA(cudaGetDevice(&dev));
-    WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    require(major == 9, "sparse24 gemm: the wgmma.sp tiles need an sm_90 device");
-    launch_gemm_wgmma(g, stream);
-    return;
-  }
-  const bool known = visit_mma_sp_tile(g.tile, [&]<class V>() { launch_schedule<V>(g, stream); });
+  const bool known = visit_mma_sp_tile(tile, [&]<class V>() { launch_schedule<V>(g, stream); });
   require(known, "sparse24 gemm: unknown tile");
 }
 
