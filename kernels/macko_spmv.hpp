@@ -37,6 +37,10 @@ DeviceMacko<T> upload_macko(const Macko<T>& a);
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row).
 macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0);
 
+// Whether a kernel is built for this schedule (macko_spmv rejects the others, naming those built).
+// blocks_per_sm and warps_per_block are launch parameters: any valid value is served.
+bool is_compiled(const macko::Schedule& s);
+
 // y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements.
 template <class T, class TY>
 void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float beta,
