@@ -29,6 +29,7 @@
 #include "analysis/patterns.hpp"
 #include "bench/bench_cli.hpp"
 #include "bench/bench_common.hpp"
+#include "bench/stream_baselines.hpp"
 #include "bench/cublas_check.hpp"
 #include "analysis/effd.hpp"  // paper_shapes
 #include "bench/matrix_gen.hpp"
@@ -57,8 +58,8 @@ struct Options : CommonOptions {
   double pattern_density = 0.5;
   std::string value_types = "fp16";
   std::string delta_bits = "4";
-  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, smem_stages;
-  std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy";
+  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits;
+  std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   int csr_warps_per_block = 8;
   int threads = default_threads();
   bool host_only = false;
@@ -261,11 +262,11 @@ std::string schedule_str(const macko::Schedule& s) {
   return "wpb=" + std::to_string(s.warps_per_block) + "/unroll=" + std::to_string(s.unroll_blocks) +
          "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
          "/bpsm=" + std::to_string(s.blocks_per_sm) + "/elems=" + std::to_string(s.lane_elems) +
-         "/splits=" + std::to_string(s.row_splits) + "/stages=" + std::to_string(s.smem_stages);
+         "/splits=" + std::to_string(s.row_splits);
 }
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
-// --prefetch, --blocks-per-sm, --lane-elems, --row-splits and --smem-stages lists; a list left empty keeps the
+// --prefetch, --blocks-per-sm, --lane-elems and --row-splits lists; a list left empty keeps the
 // default schedule's value. Combinations that are not valid schedules (a split count that does not
 // divide the warps per block) or have no kernel built are skipped with a note on stderr.
 std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::Schedule& def) {
@@ -279,25 +280,20 @@ std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::S
         for (const int pf : list(o.prefetch, int(def.prefetch), "prefetch"))
           for (const int bpsm : list(o.blocks_per_sm, def.blocks_per_sm, "blocks per SM"))
             for (const int e : list(o.lane_elems, def.lane_elems, "lane elements"))
-              for (const int sp : list(o.row_splits, def.row_splits, "row splits"))
-                for (const int ns : list(o.smem_stages, def.smem_stages, "shared-memory stages")) {
-                  macko::Schedule s = def;
-                  s.warps_per_block = wpb;
-                  s.unroll_blocks = un;
-                  s.lane_accumulators = acc;
-                  s.prefetch = ns > 0 ? false : pf != 0;  // a shared-memory ring replaces the register prefetch
-                  s.blocks_per_sm = bpsm;
-                  s.lane_elems = e;
-                  s.row_splits = sp;
-                  s.smem_stages = ns;
-                  const bool seen = std::any_of(out.begin(), out.end(), [&](const macko::Schedule& t) {
-                    return schedule_str(t) == schedule_str(s);
-                  });
-                  if (!s.valid()) std::fprintf(stderr, "# skipped schedule %s: not valid\n", schedule_str(s).c_str());
-                  else if (!gpu::is_compiled(s))
-                    std::fprintf(stderr, "# skipped schedule %s: no kernel is built for it\n", schedule_str(s).c_str());
-                  else if (!seen) out.push_back(s);
-                }
+              for (const int sp : list(o.row_splits, def.row_splits, "row splits")) {
+                macko::Schedule s = def;
+                s.warps_per_block = wpb;
+                s.unroll_blocks = un;
+                s.lane_accumulators = acc;
+                s.prefetch = pf != 0;
+                s.blocks_per_sm = bpsm;
+                s.lane_elems = e;
+                s.row_splits = sp;
+                if (!s.valid()) std::fprintf(stderr, "# skipped schedule %s: not valid\n", schedule_str(s).c_str());
+                else if (!gpu::is_compiled(s))
+                  std::fprintf(stderr, "# skipped schedule %s: no kernel is built for it\n", schedule_str(s).c_str());
+                else out.push_back(s);
+              }
   return out;
 }
 
@@ -466,6 +462,37 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         }
       }
     }
+    if ((ctx.want("read") || ctx.want("row_stream")) && &mk == &mackos.front()) {
+      // Streaming bounds (bench/stream_baselines.hpp): the same arrays read once, coalesced, and
+      // read in MACKO's own order (default schedule's loads) without its arithmetic.
+      const gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
+      gpu::DeviceBuffer<std::uint32_t> sink(static_cast<std::size_t>(std::max<std::int64_t>(c.rows, 1)));
+      if (ctx.want("read")) {
+        Measured r;
+        r.kernel = "read";
+        auto launch = [&](cudaStream_t st) {
+          return launch_read_stream(dm.values.get(), dm.values.bytes(), dm.deltas.get(), dm.deltas.bytes(), sink.get(), st);
+        };
+        r.bytes = launch(ctx.stream);
+        r.t = time_launches([&](cudaStream_t st) { launch(st); }, ctx.timing, *ctx.flusher, ctx.stream);
+        results.push_back(r);
+      }
+      if (ctx.want("row_stream") && mk.delta_bits == 4 && dm.rows > 0) {
+        Measured r;
+        r.kernel = "row_stream";
+        r.schedule = "wpb=4/unroll=2/prefetch=1/elems=8";
+        r.bytes = dm.bytes();
+        const void* rp = dm.wide ? static_cast<const void*>(dm.row_ptr64.get()) : static_cast<const void*>(dm.row_ptr32.get());
+        r.t = time_launches(
+            [&](cudaStream_t st) {
+              launch_macko_row_stream(dm.values.get(), dm.deltas.get(), rp, dm.wide, dm.rows, sink.get(), st);
+            },
+            ctx.timing, *ctx.flusher, ctx.stream);
+        results.push_back(r);
+      } else if (ctx.want("row_stream") && mk.delta_bits != 4) {
+        std::fprintf(stderr, "  row_stream skipped: it mirrors the 4-bit schedule only (delta bits %d)\n", mk.delta_bits);
+      }
+    }
     if (ctx.want("copy") && &mk == &mackos.front()) {
       // The copy moves as many bytes (read + written) as MACKO reads and writes.
       const std::size_t half_bytes = std::max<std::uint64_t>(bytes / 2, 16);
@@ -569,10 +596,9 @@ int main(int argc, char** argv) {
   app.add_option("--prefetch", o.prefetch, "MACKO schedules: 0,1 (software prefetch of the next group)");
   app.add_option("--lane-elems", o.lane_elems, "MACKO schedules: 8,4,2 elements per lane per step (4-bit deltas)");
   app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
-  app.add_option("--smem-stages", o.smem_stages,
-                 "MACKO schedules: 0 (loads into registers) or 2-8 (cp.async ring of that many groups per warp)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
-  app.add_option("--kernels", o.kernels, "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy")->capture_default_str();
+  app.add_option("--kernels", o.kernels,
+                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic)")->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
   app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();
   app.add_flag("--host-only", o.host_only, "generate, encode and compute the oracle only (no GPU; timing of the host side)");
@@ -585,7 +611,8 @@ int main(int argc, char** argv) {
     // speed, which four shapes answer; the density sweep is what covers all 31.
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
-    require_known(split_list(o.kernels), {"cublas_gemv", "cusparse_csr", "csr_warp", "macko", "copy"}, "kernel");
+    require_known(split_list(o.kernels), {"cublas_gemv", "cusparse_csr", "csr_warp", "macko", "copy", "read", "row_stream"},
+                  "kernel");
     const std::vector<Case> cases = build_cases(o);
     const auto vts = split_list(o.value_types);
     for (const auto& v : vts) require(v == "fp16" || v == "bf16", "value type must be fp16 or bf16, got '" + v + "'");

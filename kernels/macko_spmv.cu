@@ -24,18 +24,17 @@ template <class H> using device_t = typename DeviceType<H>::type;
 // get the sweep. Kept short: each is eight kernels to build (four value/output type pairs x
 // 32/64-bit row pointers).
 // One list drives both the dispatch and the error message.
-template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, int STAGES = 0>
+template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1>
 struct Variant {
-  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kStages = STAGES;
+  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS;
   static constexpr bool kPrefetch = PF;
   static bool matches(const macko::Schedule& s) {
     return s.delta_bits == DB && s.lane_accumulators == ACC && s.unroll_blocks == UNROLL && s.prefetch == PF &&
-           s.lane_elems == E && s.row_splits == SPLITS && s.smem_stages == STAGES;
+           s.lane_elems == E && s.row_splits == SPLITS;
   }
   static std::string name() {
     return "db=" + std::to_string(DB) + "/acc=" + std::to_string(ACC) + "/unroll=" + std::to_string(UNROLL) +
-           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E) + "/row_splits=" + std::to_string(SPLITS) +
-           (STAGES ? "/smem_stages=" + std::to_string(STAGES) : "");
+           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E) + "/row_splits=" + std::to_string(SPLITS);
   }
 };
 // Measured on the H100 (kernels/NOTES.md): 4 elements per lane wins only at d <= 0.1 and 2 never,
@@ -45,32 +44,15 @@ struct Variant {
 using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
                             Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
                             Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<1, 1, 2, true>,
-                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>,
-                            // cp.async rings in shared memory (Schedule::smem_stages), under measurement
-                            Variant<4, 1, 2, false, 8, 1, 3>, Variant<4, 1, 2, false, 8, 1, 4>,
-                            Variant<4, 1, 1, false, 8, 1, 6>, Variant<4, 1, 2, false, 8, 2, 4>>;
+                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>>;
 
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
                     std::int64_t rows, float alpha, float beta, const std::int32_t* split_bases, int wpb,
                     int blocks_per_sm, cudaStream_t st) {
-  using Narrow =
-      detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits, V::kStages>;
-  using Wide =
-      detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits, V::kStages>;
+  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits>;
+  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits>;
   auto kernel = wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
-  // The cp.async rings (Schedule::smem_stages) are dynamic shared memory: one ring per warp.
-  const std::size_t smem = static_cast<std::size_t>(wpb) * Narrow::kWarpRingBytes;
-  if (smem > 0) {
-    int dev = 0, optin = 0;
-    WS_CUDA(cudaGetDevice(&dev));
-    WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    require(smem <= static_cast<std::size_t>(optin),
-            "MACKO schedule needs " + std::to_string(smem) + " bytes of shared memory per block (" +
-                std::to_string(wpb) + " warps x " + std::to_string(V::kStages) + " stages), the device allows " +
-                std::to_string(optin));
-    WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  }
   const int rows_per_block = wpb / V::kSplits;  // Schedule::valid: the split count divides wpb
   std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
   if (blocks_per_sm > 0) {  // persistent grid: warps stride over the rows
@@ -80,7 +62,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
     blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
   }
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), smem, st>>>(
+  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), 0, st>>>(
       v, d, p, x, y, rows, alpha, beta, split_bases);
 }
 
@@ -171,7 +153,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
                         "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
                         "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
-                        "/smem_stages=" + std::to_string(s.smem_stages) + " is not compiled; compiled: " + variant_list());
+                        " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

@@ -30,27 +30,21 @@ __device__ __forceinline__ float from_f32<float>(float v) {
 }
 
 // Streaming loads: matrix bytes are read once, so they bypass L1 and keep it for x.
-// EXPERIMENT (run 20): -DWS_MACKO_L2_256B asks L2 to fetch 256-byte blocks on each miss.
-#ifdef WS_MACKO_L2_256B
-#define WS_MACKO_L2 ".L2::256B"
-#else
-#define WS_MACKO_L2 ""
-#endif
 __device__ __forceinline__ uint4 ld_stream16(const void* p) {
   uint4 r;
-  asm volatile("ld.global.nc.L1::no_allocate" WS_MACKO_L2 ".v4.u32 {%0,%1,%2,%3}, [%4];"
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
                : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
                : "l"(p));
   return r;
 }
 __device__ __forceinline__ std::uint64_t ld_stream8(const void* p) {
   std::uint64_t r;
-  asm volatile("ld.global.nc.L1::no_allocate" WS_MACKO_L2 ".u64 %0, [%1];" : "=l"(r) : "l"(p));
+  asm volatile("ld.global.nc.L1::no_allocate.u64 %0, [%1];" : "=l"(r) : "l"(p));
   return r;
 }
 __device__ __forceinline__ std::uint32_t ld_stream4(const void* p) {
   std::uint32_t r;
-  asm volatile("ld.global.nc.L1::no_allocate" WS_MACKO_L2 ".u32 %0, [%1];" : "=r"(r) : "l"(p));
+  asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(r) : "l"(p));
   return r;
 }
 __device__ __forceinline__ std::uint32_t ld_stream2(const void* p) {
@@ -133,7 +127,7 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, int STAGES = 0>
+          int SPLITS = 1>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -142,7 +136,6 @@ struct KernelConfig {
   static constexpr bool kPrefetch = PREFETCH;
   static constexpr int kLaneElems = E;
   static constexpr int kSplits = SPLITS;
-  static constexpr int kStages = STAGES;
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -150,8 +143,6 @@ struct KernelConfig {
     s.unroll_blocks = UNROLL;
     s.lane_elems = E;
     s.row_splits = SPLITS;
-    s.prefetch = PREFETCH;
-    s.smem_stages = STAGES;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -163,12 +154,6 @@ struct KernelConfig {
   using DeltaWord = std::conditional_t<DB == 8, std::uint64_t, std::uint32_t>;
   using Vec = typename ValueVec<E>::type;
   static_assert(kSched.valid());
-  // One group in a warp's shared-memory ring (smem_stages > 0): the value vectors of every step,
-  // then the delta words, each lane's at lane * its size (lanes read back only their own bytes).
-  static constexpr int kStageValueBytes = kUnroll * kSteps * 32 * static_cast<int>(sizeof(Vec));
-  static constexpr int kStageBytes = kStageValueBytes + kUnroll * 32 * static_cast<int>(sizeof(DeltaWord));
-  static constexpr int kWarpRingBytes = kStages * kStageBytes;
-  static_assert(STAGES == 0 || kSched.delta_load_bytes() == static_cast<int>(sizeof(DeltaWord)));
 };
 
 // The registers of one load group: UNROLL blocks of delta words and value vectors.
@@ -207,61 +192,6 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
       g.vv[u][s] = typename Cfg::Vec{};
       if (chunk < end) g.vv[u][s] = ValueVec<Cfg::kLaneElems>::load(values + chunk);
     }
-  }
-}
-
-// cp.async of `bytes` (4, 8 or 16) from global p to shared address dst; with `fill` false nothing is
-// read and the destination is zero-filled (the register path's zero-initialised vector).
-template <int kBytes>
-__device__ __forceinline__ void cp_async(std::uint32_t dst, const void* p, bool fill) {
-  const int src = fill ? kBytes : 0;
-  if constexpr (kBytes == 16)  // .cg: bypasses L1, which stays for x
-    asm volatile("cp.async.cg.shared.global" WS_MACKO_L2 " [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(p), "r"(src) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global" WS_MACKO_L2 " [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(p), "n"(kBytes), "r"(src)
-                 : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-// The shared-memory twin of load_group: the same bytes, copied into one ring slot of this warp.
-template <class Cfg, class T>
-__device__ __forceinline__ void stage_group(std::uint32_t slot, std::int64_t blk0, std::int64_t end, int lane,
-                                            const T* __restrict__ values, const std::uint8_t* __restrict__ deltas) {
-  constexpr int DB = Cfg::kDeltaBits;
-  using DeltaWord = typename Cfg::DeltaWord;
-  using Vec = typename Cfg::Vec;
-#pragma unroll
-  for (int u = 0; u < Cfg::kUnroll; ++u) {
-    const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
-    const std::int64_t wstart = blk + std::int64_t{Cfg::kWordElems} * lane;
-    const bool dfill = wstart < end;
-    cp_async<sizeof(DeltaWord)>(
-        slot + Cfg::kStageValueBytes + (u * 32 + lane) * static_cast<std::uint32_t>(sizeof(DeltaWord)),
-        dfill ? static_cast<const void*>(deltas + macko::delta_byte_index(wstart, DB)) : deltas, dfill);
-#pragma unroll
-    for (int s = 0; s < Cfg::kSteps; ++s) {
-      const std::int64_t chunk = blk + std::int64_t{Cfg::kStep} * s + Cfg::kLaneElems * lane;
-      const bool vfill = chunk < end;
-      cp_async<sizeof(Vec)>(slot + ((u * Cfg::kSteps + s) * 32 + lane) * static_cast<std::uint32_t>(sizeof(Vec)),
-                            vfill ? static_cast<const void*>(values + chunk) : values, vfill);
-    }
-  }
-}
-
-// Reads back this lane's bytes of a completed ring slot (p: the slot as a generic pointer).
-template <class Cfg>
-__device__ __forceinline__ void read_group(Group<Cfg>& g, const unsigned char* p, int lane) {
-  using DeltaWord = typename Cfg::DeltaWord;
-  using Vec = typename Cfg::Vec;
-#pragma unroll
-  for (int u = 0; u < Cfg::kUnroll; ++u) {
-    g.dw[u] = reinterpret_cast<const DeltaWord*>(p + Cfg::kStageValueBytes)[u * 32 + lane];
-#pragma unroll
-    for (int s = 0; s < Cfg::kSteps; ++s) g.vv[u][s] = reinterpret_cast<const Vec*>(p)[(u * Cfg::kSteps + s) * 32 + lane];
   }
 }
 
@@ -407,34 +337,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       base = __shfl_sync(0xffffffffu, b, 0);
     }
 
-    if constexpr (Cfg::kStages > 0) {
-      // cp.async ring of kStages groups in shared memory, kStages - 1 groups ahead. Every lane
-      // reads back only the bytes it copied, after its own wait_group: no warp barrier is needed.
-      // One commit per slot, empty ones included, keeps the group count uniform for the wait.
-      constexpr int NS = Cfg::kStages;
-      extern __shared__ __align__(16) unsigned char macko_ring[];
-      unsigned char* ring = macko_ring + static_cast<std::size_t>(warp) * Cfg::kWarpRingBytes;
-      const auto ring_s = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring));
-      const std::int64_t n = start < stop ? (stop - start + Cfg::kGroup - 1) / Cfg::kGroup : 0;
-#pragma unroll
-      for (int i = 0; i < NS - 1; ++i) {
-        if (i < n) stage_group<Cfg>(ring_s + i * Cfg::kStageBytes, start + i * Cfg::kGroup, stop, lane, values, deltas);
-        cp_async_commit();
-      }
-      int slot = 0;
-      for (std::int64_t gi = 0; gi < n; ++gi) {
-        const int fill = slot == 0 ? NS - 1 : slot - 1;  // the slot read in the previous iteration
-        if (gi + NS - 1 < n)
-          stage_group<Cfg>(ring_s + fill * Cfg::kStageBytes, start + (gi + NS - 1) * Cfg::kGroup, stop, lane, values,
-                           deltas);
-        cp_async_commit();
-        cp_async_wait<NS - 1>();  // group gi has landed
-        Group<Cfg> cur;
-        read_group<Cfg>(cur, ring + slot * Cfg::kStageBytes, lane);
-        compute_group<Cfg, T>(cur, start + gi * Cfg::kGroup, lo, stop, lane, base, acc, x);
-        slot = slot == NS - 1 ? 0 : slot + 1;
-      }
-    } else if constexpr (Cfg::kPrefetch) {
+    if constexpr (Cfg::kPrefetch) {
       // Software pipeline: the next group's loads are in flight while this group computes.
       Group<Cfg> cur, nxt;
       if (start < stop) load_group<Cfg>(cur, start, stop, lane, values, deltas);

@@ -121,20 +121,15 @@ rc::Gen<Case> gen_case(bool big) {
     if (c.delta_bits == 4) {
       // The compiled 4-bit variants (kernels/macko_spmv.cu).
       const auto v =
-          *rc::gen::element(std::tuple{1, 1, false, 8, 1, 0}, std::tuple{1, 2, false, 8, 1, 0},
-                            std::tuple{2, 2, false, 8, 1, 0}, std::tuple{1, 1, true, 8, 1, 0},
-                            std::tuple{2, 1, true, 8, 1, 0}, std::tuple{1, 2, true, 8, 1, 0},
-                            std::tuple{2, 2, true, 8, 1, 0}, std::tuple{1, 2, true, 4, 1, 0},
-                            std::tuple{1, 2, true, 8, 2, 0}, std::tuple{1, 2, false, 8, 1, 3},
-                            std::tuple{1, 2, false, 8, 1, 4}, std::tuple{1, 1, false, 8, 1, 6},
-                            std::tuple{1, 2, false, 8, 2, 4})
-               .as("acc/unroll/prefetch/lane_elems/row_splits/smem_stages");
+          *rc::gen::element(std::tuple{1, 1, false, 8, 1}, std::tuple{1, 2, false, 8, 1}, std::tuple{2, 2, false, 8, 1},
+                            std::tuple{1, 1, true, 8, 1}, std::tuple{2, 1, true, 8, 1}, std::tuple{1, 2, true, 8, 1},
+                            std::tuple{2, 2, true, 8, 1}, std::tuple{1, 2, true, 4, 1}, std::tuple{1, 2, true, 8, 2})
+               .as("acc/unroll/prefetch/lane_elems/row_splits");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
       c.sched.prefetch = std::get<2>(v);
       c.sched.lane_elems = std::get<3>(v);
       c.sched.row_splits = std::get<4>(v);
-      c.sched.smem_stages = std::get<5>(v);
     }
     c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8).as("rows per block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
@@ -192,25 +187,6 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
   run(1, 200000, 0.3, 4, false, 2);  // the long row split over 2 warps
   run(33, 1000, 1.0, 4, true, 2);    // density 1 split over 2 warps, 64-bit row pointers
   run(37, 100, 0.0, 4, false, 2);    // all-zero: every part is empty, every output still written
-  // cp.async rings (Schedule::smem_stages): a long row wraps the ring many times; a persistent grid
-  // reuses one warp's ring across rows, empty ones included.
-  auto run_ring = [](std::int64_t rows, std::int64_t cols, double d, int unroll, int stages, int splits, int bpsm) {
-    macko::Schedule s = gpu::default_schedule(4);
-    s.prefetch = false;
-    s.unroll_blocks = unroll;
-    s.smem_stages = stages;
-    s.row_splits = splits;
-    s.warps_per_block = 4 * splits;
-    s.blocks_per_sm = bpsm;
-    Case c{rows, cols, {analysis::Pattern::bernoulli, d, 0}, 4321, 4, s, false, false, 1.0f, 0.25f};
-    check_case<half, half>(c);
-  };
-  run_ring(1, 200000, 0.3, 2, 4, 1, 0);
-  run_ring(1, 200000, 0.5, 1, 6, 1, 0);
-  run_ring(2, 200000, 0.3, 2, 4, 2, 0);
-  run_ring(5000, 64, 0.01, 2, 3, 1, 1);
-  run_ring(3000, 3000, 0.5, 1, 6, 1, 2);
-  run_ring(37, 100, 0.0, 2, 4, 1, 0);
 }
 
 TEST_CASE("MACKO kernel rejects a schedule that is not compiled", "[gpu][macko]") {

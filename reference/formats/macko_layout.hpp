@@ -122,12 +122,6 @@ struct Schedule {
   // tie or lose on tall ones; 4 splits lose everywhere (kernels/NOTES.md, runs 6, 15, 16).
   // gpu::default_schedule picks 2 splits for wide matrices.
   int row_splits = 1;
-  // 0: each lane's loads land in registers (with `prefetch`, one group ahead). k >= 2: the loads
-  // are cp.async copies into a ring of k groups per warp in shared memory, k - 1 groups ahead of
-  // the arithmetic, so the bytes in flight grow without registers (8 elements per lane only; not
-  // with `prefetch`). Which bytes are read and the arithmetic are the same: the warp model ignores
-  // it, as it ignores `prefetch`.
-  int smem_stages = 0;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
   // Steps served by one delta load per lane, and the elements of that block.
@@ -149,8 +143,7 @@ struct Schedule {
            (row_splits == 1 || row_splits == 2 || row_splits == 4 || row_splits == 8) &&
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
-           (row_splits == 1 || warps_per_block / row_splits <= 15) &&
-           (smem_stages == 0 || (smem_stages >= 2 && smem_stages <= 8 && !prefetch && lane_elems == kElemsPerLane));
+           (row_splits == 1 || warps_per_block / row_splits <= 15);
   }
 };
 

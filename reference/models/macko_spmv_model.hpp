@@ -15,9 +15,6 @@
 // table (warp 0 starts at -1); each reduces its lanes as in 6, and the parts are added in order
 // (part 0 + part 1, then + part 2, ...) before the epilogue. The model walks the parts one after
 // the other and checks every table entry it uses against its own running column.
-// Schedule::prefetch and Schedule::smem_stages change when and where the loads land (registers one
-// group ahead, or a cp.async ring in shared memory), not which bytes are read nor the arithmetic:
-// the model ignores them, and the GPU properties hold every such kernel to the same bits.
 #pragma once
 #include <algorithm>
 #include <array>

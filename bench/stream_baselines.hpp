@@ -1,0 +1,26 @@
+// Two streaming baselines that bound what MACKO SpMV can reach (ws_bench_macko --kernels read,row_stream):
+//   * read: every 16-byte word of two device arrays read once, coalesced over the whole grid, with
+//     nothing else to do: the read-only ceiling of the same bytes (the copy baseline also writes).
+//   * row_stream: the loads of the default MACKO schedule for 4-bit deltas (one warp per row, ROMA
+//     start, 8 values and one delta word per lane per 256-element block, two blocks per group, the
+//     next group in flight) with the arithmetic replaced by an XOR of the loaded words. Its time
+//     is what MACKO's access pattern costs before any x gather, prefix sum or FMA.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace warpsparse::bench {
+
+// Reads a (a_bytes) and b (b_bytes) in 16-byte words (a trailing partial word is skipped); returns
+// the bytes read. sink receives one word only if the XOR of everything hits a fixed constant.
+std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
+                                 std::uint32_t* sink, cudaStream_t stream);
+
+// The MACKO arrays (fp16 or bf16 values, 4-bit deltas, 32- or 64-bit row pointers); y[r] gets the
+// XOR of row r's loaded words.
+void launch_macko_row_stream(const void* values, const std::uint8_t* deltas, const void* row_ptr, bool wide_row_ptr,
+                             std::int64_t rows, std::uint32_t* y, cudaStream_t stream);
+
+}  // namespace warpsparse::bench
