@@ -462,7 +462,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         }
       }
     }
-    if ((ctx.want("read") || ctx.want("row_stream")) && &mk == &mackos.front()) {
+    if ((ctx.want("read") || ctx.want("row_stream") || ctx.want("row_stream2") || ctx.want("row_stream4")) &&
+        &mk == &mackos.front()) {
       // Streaming bounds (bench/stream_baselines.hpp): the same arrays read once, coalesced, and
       // read in MACKO's own order (default schedule's loads) without its arithmetic.
       const gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
@@ -477,19 +478,22 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         r.t = time_launches([&](cudaStream_t st) { launch(st); }, ctx.timing, *ctx.flusher, ctx.stream);
         results.push_back(r);
       }
-      if (ctx.want("row_stream") && mk.delta_bits == 4 && dm.rows > 0) {
+      for (const int ahead : {1, 2, 4}) {
+        const std::string name = ahead == 1 ? "row_stream" : "row_stream" + std::to_string(ahead);
+        if (!ctx.want(name) || mk.delta_bits != 4 || dm.rows == 0) continue;
         Measured r;
-        r.kernel = "row_stream";
-        r.schedule = "wpb=4/unroll=2/prefetch=1/elems=8";
+        r.kernel = name;
+        r.schedule = "wpb=4/unroll=2/groups_ahead=" + std::to_string(ahead) + "/elems=8";
         r.bytes = dm.bytes();
         const void* rp = dm.wide ? static_cast<const void*>(dm.row_ptr64.get()) : static_cast<const void*>(dm.row_ptr32.get());
         r.t = time_launches(
             [&](cudaStream_t st) {
-              launch_macko_row_stream(dm.values.get(), dm.deltas.get(), rp, dm.wide, dm.rows, sink.get(), st);
+              launch_macko_row_stream(dm.values.get(), dm.deltas.get(), rp, dm.wide, dm.rows, sink.get(), ahead, st);
             },
             ctx.timing, *ctx.flusher, ctx.stream);
         results.push_back(r);
-      } else if (ctx.want("row_stream") && mk.delta_bits != 4) {
+      }
+      if ((ctx.want("row_stream") || ctx.want("row_stream2") || ctx.want("row_stream4")) && mk.delta_bits != 4) {
         std::fprintf(stderr, "  row_stream skipped: it mirrors the 4-bit schedule only (delta bits %d)\n", mk.delta_bits);
       }
     }
@@ -598,7 +602,7 @@ int main(int argc, char** argv) {
   app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
-                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic)")->capture_default_str();
+                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4 (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight)")->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
   app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();
   app.add_flag("--host-only", o.host_only, "generate, encode and compute the oracle only (no GPU; timing of the host side)");
@@ -611,7 +615,8 @@ int main(int argc, char** argv) {
     // speed, which four shapes answer; the density sweep is what covers all 31.
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
-    require_known(split_list(o.kernels), {"cublas_gemv", "cusparse_csr", "csr_warp", "macko", "copy", "read", "row_stream"},
+    require_known(split_list(o.kernels), {"cublas_gemv", "cusparse_csr", "csr_warp", "macko", "copy", "read", "row_stream", "row_stream2",
+                   "row_stream4"},
                   "kernel");
     const std::vector<Case> cases = build_cases(o);
     const auto vts = split_list(o.value_types);

@@ -54,7 +54,16 @@ __device__ __forceinline__ void load_row_group(RowGroup& g, std::int64_t g0, std
   }
 }
 
-template <bool kWide>
+__device__ __forceinline__ std::uint32_t fold(const RowGroup& g) {
+  std::uint32_t a = 0;
+#pragma unroll
+  for (int u = 0; u < 2; ++u) a ^= g.dw[u] ^ g.vv[u].x ^ g.vv[u].y ^ g.vv[u].z ^ g.vv[u].w;
+  return a;
+}
+
+// kAhead groups in flight while one is consumed: a ring of kAhead + 1 register groups, the loop
+// unrolled over it so every index is static. kAhead = 1 is the MACKO kernel's own prefetch.
+template <bool kWide, int kAhead>
 __global__ void __launch_bounds__(32 * kRowStreamWarps) row_stream_kernel(const std::uint16_t* __restrict__ values,
                                                                           const std::uint8_t* __restrict__ deltas,
                                                                           const void* __restrict__ row_ptr,
@@ -70,14 +79,22 @@ __global__ void __launch_bounds__(32 * kRowStreamWarps) row_stream_kernel(const 
   const auto begin = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 0));
   const auto end = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 1));
   const std::int64_t start = macko::RowAligner(begin, end, 4).aligned_begin;
+  constexpr int kRing = kAhead + 1;
   std::uint32_t acc = 0;
-  RowGroup cur{}, nxt{};
-  if (start < end) load_row_group(cur, start, end, lane, values, deltas);
-  for (std::int64_t g0 = start; g0 < end; g0 += kGroupElems) {
-    if (g0 + kGroupElems < end) load_row_group(nxt, g0 + kGroupElems, end, lane, values, deltas);
+  RowGroup g[kRing] = {};
 #pragma unroll
-    for (int u = 0; u < 2; ++u) acc ^= cur.dw[u] ^ cur.vv[u].x ^ cur.vv[u].y ^ cur.vv[u].z ^ cur.vv[u].w;
-    cur = nxt;
+  for (int j = 0; j < kAhead; ++j)
+    if (start + std::int64_t{j} * kGroupElems < end) load_row_group(g[j], start + std::int64_t{j} * kGroupElems, end, lane, values, deltas);
+  for (std::int64_t g0 = start; g0 < end; g0 += std::int64_t{kRing} * kGroupElems) {
+#pragma unroll
+    for (int j = 0; j < kRing; ++j) {
+      const std::int64_t cur = g0 + std::int64_t{j} * kGroupElems;
+      if (cur < end) {  // warp-uniform
+        const std::int64_t nx = cur + std::int64_t{kAhead} * kGroupElems;
+        if (nx < end) load_row_group(g[(j + kAhead) % kRing], nx, end, lane, values, deltas);
+        acc ^= fold(g[j]);
+      }
+    }
   }
 #pragma unroll
   for (int off = 16; off >= 1; off >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, off);
@@ -101,11 +118,15 @@ std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void*
 }
 
 void launch_macko_row_stream(const void* values, const std::uint8_t* deltas, const void* row_ptr, bool wide_row_ptr,
-                             std::int64_t rows, std::uint32_t* y, cudaStream_t stream) {
+                             std::int64_t rows, std::uint32_t* y, int groups_ahead, cudaStream_t stream) {
   if (rows <= 0) return;
   const std::int64_t blocks = (rows + kRowStreamWarps - 1) / kRowStreamWarps;
   require(blocks <= 0x7fffffff, "row_stream: too many rows for one grid");
-  auto kernel = wide_row_ptr ? row_stream_kernel<true> : row_stream_kernel<false>;
+  require(groups_ahead == 1 || groups_ahead == 2 || groups_ahead == 4, "row_stream: groups ahead must be 1, 2 or 4");
+  using K = void (*)(const std::uint16_t*, const std::uint8_t*, const void*, std::int64_t, std::uint32_t*);
+  const K kernels[2][3] = {{row_stream_kernel<false, 1>, row_stream_kernel<false, 2>, row_stream_kernel<false, 4>},
+                           {row_stream_kernel<true, 1>, row_stream_kernel<true, 2>, row_stream_kernel<true, 4>}};
+  const K kernel = kernels[wide_row_ptr ? 1 : 0][groups_ahead == 1 ? 0 : groups_ahead == 2 ? 1 : 2];
   kernel<<<static_cast<unsigned>(blocks), 32 * kRowStreamWarps, 0, stream>>>(static_cast<const std::uint16_t*>(values),
                                                                               deltas, row_ptr, rows, y);
   WS_CUDA(cudaGetLastError());

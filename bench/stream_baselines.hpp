@@ -19,8 +19,9 @@ std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void*
                                  std::uint32_t* sink, cudaStream_t stream);
 
 // The MACKO arrays (fp16 or bf16 values, 4-bit deltas, 32- or 64-bit row pointers); y[r] gets the
-// XOR of row r's loaded words.
+// XOR of row r's loaded words. groups_ahead (1, 2 or 4): groups in flight while one is consumed;
+// 1 is the kernel's own prefetch (`row_stream`), 2 and 4 are `row_stream2` / `row_stream4`.
 void launch_macko_row_stream(const void* values, const std::uint8_t* deltas, const void* row_ptr, bool wide_row_ptr,
-                             std::int64_t rows, std::uint32_t* y, cudaStream_t stream);
+                             std::int64_t rows, std::uint32_t* y, int groups_ahead, cudaStream_t stream);
 
 }  // namespace warpsparse::bench
