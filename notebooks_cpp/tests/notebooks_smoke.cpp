@@ -107,6 +107,31 @@ TEST_CASE("notebook 5 predicts measured rows with the run's measured copy bandwi
   CHECK(has(h, "clustered"));  // other pattern families go to their own table
 }
 
+TEST_CASE("notebook 5 sets MACKO against its read and row_stream bounds when a run measured them") {
+  const fs::path root = scratch("nb5_bounds");
+  const auto o = options(root);
+  const fs::path g = root / "results" / "Test_GPU";
+  write_macko(g, true);
+  {
+    std::ofstream c(g / "macko_20260102T000000Z.csv");
+    c << "gpu,kernel,schedule,rows,cols,density,pattern,value_type,delta_bits,median_us,p10_us,p90_us,bytes,gbps,"
+         "pct_copy_bw\n";
+    c << "Test GPU,read,,4096,1024,0.5,exact_nnz,fp16,,10,9,11,1,1,90\n";
+    c << "Test GPU,row_stream,wpb=4,4096,1024,0.5,exact_nnz,fp16,,12,11,13,1,1,80\n";
+    c << "Test GPU,macko,wpb=8,4096,1024,0.5,exact_nnz,fp16,4,18,17,19,1,1,50\n";  // slower schedule
+    c << "Test GPU,macko,wpb=4,4096,1024,0.5,exact_nnz,fp16,4,15,14,16,1,1,60\n";
+    c << "Test GPU,macko,wpb=4,4096,1024,0.3,exact_nnz,fp16,4,9,8,10,1,1,60\n";  // no bounds at 0.3
+  }
+  const std::string md = slurp(fs::path(roofline(o)).replace_extension(".md"));
+  CHECK(has(md, "MACKO against its own loads"));
+  // read 10, row_stream 12, the fastest MACKO schedule 15: 1.20 over the read, 1.25 over row_stream.
+  CHECK(has(md, "| 0.50 | 4096x1024 | 10.0 | 12.0 | 15.0 | 1.20 | 1.25 |"));
+  CHECK_FALSE(has(md, "| 0.30 | 4096x1024 |"));
+  // Without such rows (the first file alone) the section is left out.
+  const std::string plain = slurp(fs::path(roofline(both_programs("nb5_no_bounds"))).replace_extension(".md"));
+  CHECK_FALSE(has(plain, "MACKO against its own loads"));
+}
+
 TEST_CASE("notebook 5 falls back to --bandwidth without a meta file, and says so") {
   const fs::path root = scratch("nb5_nometa");
   auto o = options(root);
