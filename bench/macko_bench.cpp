@@ -58,7 +58,7 @@ struct Options : CommonOptions {
   double pattern_density = 0.5;
   std::string value_types = "fp16";
   std::string delta_bits = "4";
-  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits;
+  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   int csr_warps_per_block = 8;
   int threads = default_threads();
@@ -262,11 +262,11 @@ std::string schedule_str(const macko::Schedule& s) {
   return "wpb=" + std::to_string(s.warps_per_block) + "/unroll=" + std::to_string(s.unroll_blocks) +
          "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
          "/bpsm=" + std::to_string(s.blocks_per_sm) + "/elems=" + std::to_string(s.lane_elems) +
-         "/splits=" + std::to_string(s.row_splits);
+         "/splits=" + std::to_string(s.row_splits) + (s.x_shared ? "/xs=1" : "");
 }
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
-// --prefetch, --blocks-per-sm, --lane-elems and --row-splits lists; a list left empty keeps the
+// --prefetch, --blocks-per-sm, --lane-elems, --row-splits and --x-shared lists; a list left empty keeps the
 // default schedule's value. Combinations that are not valid schedules (a split count that does not
 // divide the warps per block) or have no kernel built are skipped with a note on stderr.
 std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::Schedule& def) {
@@ -280,20 +280,22 @@ std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::S
         for (const int pf : list(o.prefetch, int(def.prefetch), "prefetch"))
           for (const int bpsm : list(o.blocks_per_sm, def.blocks_per_sm, "blocks per SM"))
             for (const int e : list(o.lane_elems, def.lane_elems, "lane elements"))
-              for (const int sp : list(o.row_splits, def.row_splits, "row splits")) {
-                macko::Schedule s = def;
-                s.warps_per_block = wpb;
-                s.unroll_blocks = un;
-                s.lane_accumulators = acc;
-                s.prefetch = pf != 0;
-                s.blocks_per_sm = bpsm;
-                s.lane_elems = e;
-                s.row_splits = sp;
-                if (!s.valid()) std::fprintf(stderr, "# skipped schedule %s: not valid\n", schedule_str(s).c_str());
-                else if (!gpu::is_compiled(s))
-                  std::fprintf(stderr, "# skipped schedule %s: no kernel is built for it\n", schedule_str(s).c_str());
-                else out.push_back(s);
-              }
+              for (const int sp : list(o.row_splits, def.row_splits, "row splits"))
+                for (const int xs : list(o.x_shared, int(def.x_shared), "x shared")) {
+                  macko::Schedule s = def;
+                  s.warps_per_block = wpb;
+                  s.unroll_blocks = un;
+                  s.lane_accumulators = acc;
+                  s.prefetch = pf != 0;
+                  s.blocks_per_sm = bpsm;
+                  s.lane_elems = e;
+                  s.row_splits = sp;
+                  s.x_shared = xs != 0;
+                  if (!s.valid()) std::fprintf(stderr, "# skipped schedule %s: not valid\n", schedule_str(s).c_str());
+                  else if (!gpu::is_compiled(s))
+                    std::fprintf(stderr, "# skipped schedule %s: no kernel is built for it\n", schedule_str(s).c_str());
+                  else out.push_back(s);
+                }
   return out;
 }
 
@@ -600,6 +602,7 @@ int main(int argc, char** argv) {
   app.add_option("--prefetch", o.prefetch, "MACKO schedules: 0,1 (software prefetch of the next group)");
   app.add_option("--lane-elems", o.lane_elems, "MACKO schedules: 8,4,2 elements per lane per step (4-bit deltas)");
   app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
+  app.add_option("--x-shared", o.x_shared, "MACKO schedules: 0,1 (x staged in shared memory, persistent grid)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
                  "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4 (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight)")->capture_default_str();

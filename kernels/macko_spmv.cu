@@ -24,17 +24,18 @@ template <class H> using device_t = typename DeviceType<H>::type;
 // get the sweep. Kept short: each is eight kernels to build (four value/output type pairs x
 // 32/64-bit row pointers).
 // One list drives both the dispatch and the error message.
-template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1>
+template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false>
 struct Variant {
   static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS;
-  static constexpr bool kPrefetch = PF;
+  static constexpr bool kPrefetch = PF, kXShared = XS;
   static bool matches(const macko::Schedule& s) {
     return s.delta_bits == DB && s.lane_accumulators == ACC && s.unroll_blocks == UNROLL && s.prefetch == PF &&
-           s.lane_elems == E && s.row_splits == SPLITS;
+           s.lane_elems == E && s.row_splits == SPLITS && s.x_shared == XS;
   }
   static std::string name() {
     return "db=" + std::to_string(DB) + "/acc=" + std::to_string(ACC) + "/unroll=" + std::to_string(UNROLL) +
-           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E) + "/row_splits=" + std::to_string(SPLITS);
+           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E) + "/row_splits=" + std::to_string(SPLITS) +
+           (XS ? "/x_shared" : "");
   }
 };
 // Measured on the H100 (kernels/NOTES.md): 4 elements per lane wins only at d <= 0.1 and 2 never,
@@ -44,26 +45,46 @@ struct Variant {
 using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
                             Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
                             Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<1, 1, 2, true>,
-                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>>;
+                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>,
+                            Variant<4, 1, 2, true, 8, 1, true>, Variant<4, 1, 2, true, 4, 1, true>>;
 
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
-                    std::int64_t rows, float alpha, float beta, const std::int32_t* split_bases, int wpb,
-                    int blocks_per_sm, cudaStream_t st) {
-  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits>;
-  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits>;
+                    std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
+                    int wpb, int blocks_per_sm, cudaStream_t st) {
+  using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits,
+                                      V::kXShared>;
+  using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
+                                    V::kXShared>;
   auto kernel = wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
   const int rows_per_block = wpb / V::kSplits;  // Schedule::valid: the split count divides wpb
+  const int threads = 32 * wpb;
   std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-  if (blocks_per_sm > 0) {  // persistent grid: warps stride over the rows
-    int dev = 0, sms = 0;
+  std::size_t smem = 0;
+  int dev = 0, sms = 0;
+  if (blocks_per_sm > 0 || V::kXShared) {
     WS_CUDA(cudaGetDevice(&dev));
     WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
   }
+  if constexpr (V::kXShared) {
+    // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).
+    smem = static_cast<std::size_t>((cols * static_cast<std::int64_t>(sizeof(TD)) + 15) / 16 * 16);
+    int optin = 0;
+    WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    require(smem <= static_cast<std::size_t>(optin),
+            "MACKO schedule x_shared: x needs " + std::to_string(smem) + " bytes of shared memory (" +
+                std::to_string(cols) + " columns), the device allows " + std::to_string(optin) + " per block");
+    WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int resident = 0;
+    WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
+    require(resident > 0, "MACKO schedule x_shared: no block of " + std::to_string(threads) + " threads fits");
+    blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * resident);
+  }
+  if (blocks_per_sm > 0)  // persistent grid: warps stride over the rows
+    blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(32 * wpb)), 0, st>>>(
-      v, d, p, x, y, rows, alpha, beta, split_bases);
+  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
+      v, d, p, x, y, rows, cols, alpha, beta, split_bases);
 }
 
 std::string variant_list() {
@@ -143,8 +164,8 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
         auto one = [&](auto var) {
           using V = decltype(var);
           if (launched || !V::matches(s)) return;
-          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, alpha, beta, a.split_bases.get(), s.warps_per_block,
-                            s.blocks_per_sm, stream);
+          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, a.cols, alpha, beta, a.split_bases.get(),
+                            s.warps_per_block, s.blocks_per_sm, stream);
           launched = true;
         };
         (one(vars), ...);
@@ -153,7 +174,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
                         "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
                         "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
-                        " is not compiled; compiled: " + variant_list());
+                        (s.x_shared ? "/x_shared" : "") + " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

@@ -125,9 +125,23 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
   __device__ __forceinline__ T operator()(int col) const { return __ldg(x + col); }
 };
 
+// x staged in shared memory by the block (Schedule::x_shared): the same values, so the same bits.
+// At low density the lanes of one gather touch ~20 different L1 lines; in shared memory the same
+// gather costs its bank conflicts only (random columns: about 3-4 per 32 lanes).
+template <class T>
+struct SharedX {
+  const T* s;
+  struct Cursor {
+    const T* p;
+    __device__ __forceinline__ T operator[](unsigned k) const { return p[k]; }
+  };
+  __device__ __forceinline__ Cursor cursor(int col) const { return {s + col}; }
+  __device__ __forceinline__ T operator()(int col) const { return s[col]; }
+};
+
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1>
+          int SPLITS = 1, bool XSHARED = false>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -136,6 +150,7 @@ struct KernelConfig {
   static constexpr bool kPrefetch = PREFETCH;
   static constexpr int kLaneElems = E;
   static constexpr int kSplits = SPLITS;
+  static constexpr bool kXShared = XSHARED;
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -196,10 +211,10 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
 }
 
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
-template <class Cfg, class T>
+template <class Cfg, class T, class XSrc>
 __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t blk0, std::int64_t begin,
                                               std::int64_t end, int lane, int& base, float (&acc)[Cfg::kAcc],
-                                              const GlobalX<T>& x) {
+                                              const XSrc& x) {
   constexpr int DB = Cfg::kDeltaBits;
   constexpr int S = Cfg::kSteps;
   constexpr int E = Cfg::kLaneElems;
@@ -293,9 +308,9 @@ __device__ __forceinline__ void row_group_bar(int id, int threads) {
 // grid (the host may launch fewer than rows). Warp j of a group walks the row's elements
 // [split_start(j), split_start(j + 1)) from the column in split_bases, reduces its lanes, and the
 // group's first warp adds the parts in order. T: __half or __nv_bfloat16 (values and x); TY: output.
-template <class Cfg, class T, class TY>
+template <class Cfg, class T, class TY, class XSrc>
 __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                                          const void* __restrict__ row_ptr, const GlobalX<T>& x, TY* __restrict__ y,
+                                          const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
                                           std::int64_t rows, float alpha, float beta,
                                           const std::int32_t* __restrict__ split_bases) {
   constexpr int DB = Cfg::kDeltaBits;
@@ -379,10 +394,24 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
 template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
-                                  TY* __restrict__ y, std::int64_t rows, float alpha, float beta,
-                                  const std::int32_t* __restrict__ split_bases) {
+                                  TY* __restrict__ y, std::int64_t rows, std::int64_t cols, float alpha,
+                                  float beta, const std::int32_t* __restrict__ split_bases) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
-  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta, split_bases);
+  if constexpr (Cfg::kXShared) {
+    // The block copies x (cols elements) into shared memory once, in 16-byte words and then the
+    // tail, before any warp gathers from it; the grid is persistent (the host launches at most the
+    // resident blocks), so x is read once per block.
+    extern __shared__ __align__(16) unsigned char macko_xs[];
+    T* xs = reinterpret_cast<T*>(macko_xs);
+    const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
+    for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
+      reinterpret_cast<uint4*>(xs)[i] = __ldg(reinterpret_cast<const uint4*>(x) + i);
+    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[i] = x[i];
+    __syncthreads();
+    spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T>{xs}, y, rows, alpha, beta, split_bases);
+  } else {
+    spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta, split_bases);
+  }
 }
 
 }  // namespace warpsparse::gpu::detail

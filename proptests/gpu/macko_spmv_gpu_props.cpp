@@ -121,15 +121,19 @@ rc::Gen<Case> gen_case(bool big) {
     if (c.delta_bits == 4) {
       // The compiled 4-bit variants (kernels/macko_spmv.cu).
       const auto v =
-          *rc::gen::element(std::tuple{1, 1, false, 8, 1}, std::tuple{1, 2, false, 8, 1}, std::tuple{2, 2, false, 8, 1},
-                            std::tuple{1, 1, true, 8, 1}, std::tuple{2, 1, true, 8, 1}, std::tuple{1, 2, true, 8, 1},
-                            std::tuple{2, 2, true, 8, 1}, std::tuple{1, 2, true, 4, 1}, std::tuple{1, 2, true, 8, 2})
-               .as("acc/unroll/prefetch/lane_elems/row_splits");
+          *rc::gen::element(std::tuple{1, 1, false, 8, 1, false}, std::tuple{1, 2, false, 8, 1, false},
+                            std::tuple{2, 2, false, 8, 1, false}, std::tuple{1, 1, true, 8, 1, false},
+                            std::tuple{2, 1, true, 8, 1, false}, std::tuple{1, 2, true, 8, 1, false},
+                            std::tuple{2, 2, true, 8, 1, false}, std::tuple{1, 2, true, 4, 1, false},
+                            std::tuple{1, 2, true, 8, 2, false}, std::tuple{1, 2, true, 8, 1, true},
+                            std::tuple{1, 2, true, 4, 1, true})
+               .as("acc/unroll/prefetch/lane_elems/row_splits/x_shared");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
       c.sched.prefetch = std::get<2>(v);
       c.sched.lane_elems = std::get<3>(v);
       c.sched.row_splits = std::get<4>(v);
+      c.sched.x_shared = std::get<5>(v);
     }
     c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8).as("rows per block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
@@ -187,6 +191,31 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
   run(1, 200000, 0.3, 4, false, 2);  // the long row split over 2 warps
   run(33, 1000, 1.0, 4, true, 2);    // density 1 split over 2 warps, 64-bit row pointers
   run(37, 100, 0.0, 4, false, 2);    // all-zero: every part is empty, every output still written
+}
+
+TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
+  // Schedule::x_shared (persistent grid): many rows per warp, odd column counts (the copy's tail),
+  // a long row, and the all-zero matrix.
+  auto run_xs = [](std::int64_t rows, std::int64_t cols, double d, int lane_elems) {
+    macko::Schedule s = gpu::default_schedule(4);
+    s.lane_elems = lane_elems;
+    s.x_shared = true;
+    Case c{rows, cols, {analysis::Pattern::bernoulli, d, 0}, 555, 4, s, false, false, 1.0f, 0.5f};
+    check_case<half, half>(c);
+  };
+  run_xs(20000, 1001, 0.1, 4);
+  run_xs(5000, 4099, 0.5, 8);
+  run_xs(2, 60000, 0.3, 8);
+  run_xs(37, 100, 0.0, 4);
+  // An x larger than a block's shared memory is refused by name, not truncated.
+  const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.01, 0}, 2, 200000, 3);
+  auto da = gpu::upload_macko(encode_macko(m));
+  gpu::DeviceBuffer<half> x(200000);
+  gpu::DeviceBuffer<half> y(2);
+  macko::Schedule s = gpu::default_schedule(4);
+  s.x_shared = true;
+  REQUIRE_THROWS_WITH((gpu::macko_spmv<half, half>(da, x.get(), y.get(), 1.f, 0.f, s)),
+                      Catch::Contains("x_shared") && Catch::Contains("200000 columns"));
 }
 
 TEST_CASE("MACKO kernel rejects a schedule that is not compiled", "[gpu][macko]") {

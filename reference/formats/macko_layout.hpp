@@ -122,6 +122,10 @@ struct Schedule {
   // tie or lose on tall ones; 4 splits lose everywhere (kernels/NOTES.md, runs 6, 15, 16).
   // gpu::default_schedule picks 2 splits for wide matrices.
   int row_splits = 1;
+  // x staged in shared memory by each block before its warps gather from it (a persistent grid:
+  // at most the resident blocks are launched, each reads x once). Only where the values come from
+  // changes, so the warp model ignores it. Needs cols * 2 bytes of shared memory per block.
+  bool x_shared = false;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
   // Steps served by one delta load per lane, and the elements of that block.

@@ -15,6 +15,8 @@
 // table (warp 0 starts at -1); each reduces its lanes as in 6, and the parts are added in order
 // (part 0 + part 1, then + part 2, ...) before the epilogue. The model walks the parts one after
 // the other and checks every table entry it uses against its own running column.
+// Schedule::prefetch and Schedule::x_shared change only when the loads are issued and where x is
+// read from (L1 or a shared-memory copy), not the values nor the arithmetic: the model ignores them.
 #pragma once
 #include <algorithm>
 #include <array>
