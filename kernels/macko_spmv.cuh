@@ -107,7 +107,7 @@ __device__ __forceinline__ int delta_sum(W w) {
 }
 
 // The gathers of x read through L1 (ld.global.nc). A cursor at a column reads column + k.
-// (Staging x in shared memory, plain or XOR-swizzled, was measured slower: kernels/NOTES.md.)
+// (SharedX below stages x in shared memory instead: Schedule::x_shared, measured in kernels/NOTES.md.)
 template <class T>
 struct GlobalX {  // x read through L1 (ld.global.nc)
   const T* __restrict__ x;
