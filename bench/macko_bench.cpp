@@ -437,11 +437,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       const double dens = mk.rows * mk.cols > 0 ? double(mk.nnz) / (double(mk.rows) * double(mk.cols)) : 0.0;
       for (const macko::Schedule& s :
            schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits, dens, mk.rows, mk.cols))) {
-        const std::string ss = schedule_str(s);
-        if (!s.valid()) {
-          std::fprintf(stderr, "  macko %s: invalid schedule, skipped\n", ss.c_str());
-          continue;
-        }
+        const std::string ss = schedule_str(s);  // valid and compiled (schedules_to_sweep)
         auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, x_d.get(), y_d.get(), alpha, beta, s, st); };
         // The model's own chain length for the row's stored elements (padding included).
         std::vector<std::int64_t> chains(static_cast<std::size_t>(c.rows));
@@ -456,7 +452,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
           r.effective_density = mk.effective_density();
           results.push_back(r);
         } catch (const Error& e) {
-          // A schedule the kernel does not compile: report once, go on.
+          // A schedule this case cannot run (e.g. x_shared with an x larger than shared memory):
+          // report once, go on.
           if (!ctx.warned[ss + std::to_string(mk.delta_bits)])
             std::fprintf(stderr, "  macko db=%d %s skipped: %s\n", mk.delta_bits, ss.c_str(), e.what());
           ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
@@ -464,8 +461,10 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         }
       }
     }
-    if ((ctx.want("read") || ctx.want("row_stream") || ctx.want("row_stream2") || ctx.want("row_stream4")) &&
-        &mk == &mackos.front()) {
+    // row_stream with 1, 2 or 4 groups in flight is named row_stream, row_stream2, row_stream4.
+    auto row_stream_name = [](int ahead) { return ahead == 1 ? std::string("row_stream") : "row_stream" + std::to_string(ahead); };
+    const bool any_row_stream = ctx.want(row_stream_name(1)) || ctx.want(row_stream_name(2)) || ctx.want(row_stream_name(4));
+    if ((ctx.want("read") || any_row_stream) && &mk == &mackos.front()) {
       // Streaming bounds (bench/stream_baselines.hpp): the same arrays read once, coalesced, and
       // read in MACKO's own order (default schedule's loads) without its arithmetic.
       const gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
@@ -481,7 +480,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         results.push_back(r);
       }
       for (const int ahead : {1, 2, 4}) {
-        const std::string name = ahead == 1 ? "row_stream" : "row_stream" + std::to_string(ahead);
+        const std::string name = row_stream_name(ahead);
         if (!ctx.want(name) || mk.delta_bits != 4 || dm.rows == 0) continue;
         Measured r;
         r.kernel = name;
@@ -495,7 +494,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
             ctx.timing, *ctx.flusher, ctx.stream);
         results.push_back(r);
       }
-      if ((ctx.want("row_stream") || ctx.want("row_stream2") || ctx.want("row_stream4")) && mk.delta_bits != 4) {
+      if (any_row_stream && mk.delta_bits != 4) {
         std::fprintf(stderr, "  row_stream skipped: it mirrors the 4-bit schedule only (delta bits %d)\n", mk.delta_bits);
       }
     }
