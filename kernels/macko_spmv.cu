@@ -69,16 +69,30 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   if constexpr (V::kXShared) {
     // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).
     smem = static_cast<std::size_t>((cols * static_cast<std::int64_t>(sizeof(TD)) + 15) / 16 * 16);
-    int optin = 0;
-    WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    require(smem <= static_cast<std::size_t>(optin),
-            "MACKO schedule x_shared: x needs " + std::to_string(smem) + " bytes of shared memory (" +
-                std::to_string(cols) + " columns), the device allows " + std::to_string(optin) + " per block");
-    WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    int resident = 0;
-    WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
-    require(resident > 0, "MACKO schedule x_shared: no block of " + std::to_string(threads) + " threads fits");
-    blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * resident);
+    // The shared-memory limit and the occupancy depend on the kernel, device, block size and x
+    // size only: looked up once per launch shape, not on every call. The kernel's dynamic
+    // shared-memory ceiling is raised to the device's opt-in maximum, so it never shrinks under a
+    // launch of another thread.
+    struct Shape {
+      const void* kernel = nullptr;
+      int dev = -1, threads = 0, resident = 0;
+      std::size_t smem = 0;
+    };
+    thread_local Shape last;
+    const auto* kptr = reinterpret_cast<const void*>(kernel);
+    if (last.kernel != kptr || last.dev != dev || last.threads != threads || last.smem != smem) {
+      int optin = 0;
+      WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+      require(smem <= static_cast<std::size_t>(optin),
+              "MACKO schedule x_shared: x needs " + std::to_string(smem) + " bytes of shared memory (" +
+                  std::to_string(cols) + " columns), the device allows " + std::to_string(optin) + " per block");
+      WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+      int resident = 0;
+      WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
+      require(resident > 0, "MACKO schedule x_shared: no block of " + std::to_string(threads) + " threads fits");
+      last = Shape{kptr, dev, threads, resident, smem};
+    }
+    blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * last.resident);
   }
   if (blocks_per_sm > 0)  // persistent grid: warps stride over the rows
     blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * blocks_per_sm);
