@@ -262,7 +262,7 @@ nlohmann::ordered_json run_metadata(const DeviceInfo& d, double copy_gbps, const
                d.max_mem_clock_mhz);
   std::fprintf(stderr, "# CUDA runtime %s, driver %s, commit %s\n", cuda_version_string(d.runtime_version).c_str(),
                cuda_version_string(d.driver_version).c_str(), git_commit().c_str());
-  std::fprintf(stderr, "# measured D2D copy bandwidth: %.1f GB/s (read + write)\n", copy_gbps);
+  if (copy_gbps > 0) std::fprintf(stderr, "# measured D2D copy bandwidth: %.1f GB/s (read + write)\n", copy_gbps);
   return j;
 }
 

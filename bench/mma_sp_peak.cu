@@ -1,0 +1,211 @@
+// ws_mma_sp_peak: the issue ceiling of mma.sp::ordered_metadata m16n8k32 on this GPU, with no memory
+// traffic at all, so the 2:4 GEMM kernels' TFLOP/s can be read against what the instruction itself
+// allows (kernels/NOTES.md).
+//
+// Each warp holds a kM × kN grid of fp32 accumulators (as a GEMM warp tile of 16·kM × 8·kN) and
+// fragments built from its lane index, and issues, per loop trip, one k32 step of selector 0 and
+// one of selector 1 over the grid. Two issue orders:
+//   b_shared: column by column (consecutive mma.sp share B; A and metadata change), the order of
+//             the pipelined mma.sp kernel's default tiles;
+//   a_shared: row by row (consecutive mma.sp share A and the metadata word), the order of the
+//             *_pipe_rows tiles and of cuSPARSE / CUTLASS SASS.
+// Warps per SM sub-partition are set by the CTAs per SM (4 warps per CTA); configurations the
+// register file cannot hold are reported as such, not run.
+//
+// Output: one line per configuration on stdout, and CSV + JSON lines under --out/<gpu>/ with the
+// run metadata (GPU, clocks at start, CUDA version, commit) beside them.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bench/bench_cli.hpp"
+#include "bench/bench_common.hpp"
+
+namespace {
+
+#define PEAK_CUDA(call)                                                                          \
+  do {                                                                                           \
+    const cudaError_t e_ = (call);                                                               \
+    if (e_ != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                           \
+      std::exit(1);                                                                              \
+    }                                                                                            \
+  } while (0)
+
+template <int kSel>
+__device__ __forceinline__ void mma_sp(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[4],
+                                       std::uint32_t e) {
+  asm volatile(
+      "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%0, %1, %2, %3}, %12, %13;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e),
+        "n"(kSel));
+}
+
+// kAShared: row-by-row order (A and metadata shared by consecutive mma.sp), else column by column.
+template <int kM, int kN, bool kAShared>
+__global__ void __launch_bounds__(128) peak_kernel(int trips, float* out, long long* cycles) {
+  const std::uint32_t lane = threadIdx.x & 31;
+  std::uint32_t a[kM][4], b[kN][4], e[kM];
+  // Small bf16 values (no overflow over any trip count): 0x3c00 + lane bits is ~2^-7.
+#pragma unroll
+  for (int i = 0; i < kM; ++i) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) a[i][r] = 0x3c003c00u + ((lane + i + r) & 7);
+    e[i] = 0x44444444u;  // positions (0, 1) in every group: ordered and distinct
+  }
+#pragma unroll
+  for (int j = 0; j < kN; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) b[j][r] = 0x3c003c00u + ((lane + j + 2 * r) & 7);
+  float acc[kM][kN][4] = {};
+  const long long t0 = clock64();
+  // One k32 step over the accumulator grid in the chosen order.
+  auto step = [&](auto selector) {
+    constexpr int kSel = decltype(selector)::value;
+#pragma unroll
+    for (int outer = 0; outer < (kAShared ? kM : kN); ++outer)
+#pragma unroll
+      for (int inner = 0; inner < (kAShared ? kN : kM); ++inner) {
+        const int i = kAShared ? outer : inner, j = kAShared ? inner : outer;
+        mma_sp<kSel>(acc[i][j], a[i], b[j], e[i]);
+      }
+  };
+  for (int t = 0; t < trips; ++t) {
+    step(std::integral_constant<int, 0>{});
+    step(std::integral_constant<int, 1>{});
+  }
+  const long long t1 = clock64();
+  float s = 0.f;
+#pragma unroll
+  for (int i = 0; i < kM; ++i)
+#pragma unroll
+    for (int j = 0; j < kN; ++j) s += acc[i][j][0] + acc[i][j][1] + acc[i][j][2] + acc[i][j][3];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+struct Row {
+  std::string order;
+  int m = 0, n = 0, warps_per_smsp = 0, regs = 0;
+  bool fits = false;
+  double us = 0, tflops = 0, cycles_per_mma_smsp = 0;
+};
+
+template <int kM, int kN, bool kAShared>
+Row measure(int sms, int warps_per_smsp, int trips, float* out, long long* cycles) {
+  auto kernel = peak_kernel<kM, kN, kAShared>;
+  Row r;
+  r.order = kAShared ? "a_shared" : "b_shared";
+  r.m = kM;
+  r.n = kN;
+  r.warps_per_smsp = warps_per_smsp;
+  cudaFuncAttributes attr{};
+  PEAK_CUDA(cudaFuncGetAttributes(&attr, kernel));
+  r.regs = attr.numRegs;
+  int resident = 0;
+  PEAK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 128, 0));
+  r.fits = resident >= warps_per_smsp;  // one CTA of 4 warps = one warp per sub-partition
+  if (!r.fits) return r;
+  const int blocks = sms * warps_per_smsp;
+  for (int w = 0; w < 3; ++w) kernel<<<blocks, 128>>>(trips, out, cycles);
+  PEAK_CUDA(cudaGetLastError());
+  cudaEvent_t a, b;
+  PEAK_CUDA(cudaEventCreate(&a));
+  PEAK_CUDA(cudaEventCreate(&b));
+  std::vector<float> times;
+  for (int it = 0; it < 10; ++it) {
+    PEAK_CUDA(cudaEventRecord(a));
+    kernel<<<blocks, 128>>>(trips, out, cycles);
+    PEAK_CUDA(cudaEventRecord(b));
+    PEAK_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    PEAK_CUDA(cudaEventElapsedTime(&ms, a, b));
+    times.push_back(ms);
+  }
+  PEAK_CUDA(cudaEventDestroy(a));
+  PEAK_CUDA(cudaEventDestroy(b));
+  std::sort(times.begin(), times.end());
+  const double ms = times[times.size() / 2];
+  const double mmas = 2.0 * kM * kN * trips * 4.0 * blocks;  // per warp per trip: 2·kM·kN; 4 warps per CTA
+  r.us = ms * 1e3;
+  r.tflops = mmas * 8192.0 / (ms * 1e-3) / 1e12;  // m16n8k32: 2·16·8·32 flops (dense K counted)
+  long long c0 = 0;
+  PEAK_CUDA(cudaMemcpy(&c0, cycles, sizeof(c0), cudaMemcpyDeviceToHost));
+  // CTA 0's warp 0 ran the whole time beside warps_per_smsp - 1 others on its sub-partition.
+  r.cycles_per_mma_smsp = static_cast<double>(c0) / (2.0 * kM * kN * trips * warps_per_smsp);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mma.sp m16n8k32 issue ceiling (bf16 in, fp32 accumulate), no memory traffic"};
+  int trips = 4096;
+  std::string out_dir = "bench/results";
+  app.add_option("--trips", trips, "loop trips per warp (each: 2·M·N mma.sp)")->capture_default_str();
+  app.add_option("--out", out_dir, "result folder (files go to OUT/<gpu name>/)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "ws_mma_sp_peak: no CUDA device; nothing measured\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  PEAK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  if (prop.major < 8) {
+    std::fprintf(stderr, "ws_mma_sp_peak: mma.sp needs compute capability 8.0+, the device has %d.%d\n",
+                 prop.major, prop.minor);
+    return 77;
+  }
+  const int sms = prop.multiProcessorCount;
+  float* out = nullptr;
+  long long* cycles = nullptr;
+  PEAK_CUDA(cudaMalloc(&out, sizeof(float) * 128 * sms * 8));
+  PEAK_CUDA(cudaMalloc(&cycles, sizeof(long long) * sms * 8));
+  namespace wb = warpsparse::bench;
+  const wb::DeviceInfo dev = wb::query_device_info(0);
+  auto meta = wb::run_metadata(dev, 0.0, "ws_mma_sp_peak", wb::command_line(argc, argv));
+  meta["trips"] = trips;
+  meta["copy_gbps"] = nullptr;  // not measured: this program moves no data
+  meta["l2_flush"] = "none: the kernel reads no memory";
+  const auto writer = wb::open_results(out_dir, dev, "mma_sp_peak", meta);
+  std::printf("%-9s %5s %15s %5s %10s %10s %18s\n", "order", "tile", "warps/sub-part.", "regs", "us", "TFLOP/s",
+              "cycles/mma/SMSP");
+  auto emit = [&](const Row& r) {
+    if (r.fits)
+      std::printf("%-9s %2dx%-2d %15d %5d %10.1f %10.1f %18.2f\n", r.order.c_str(), r.m, r.n, r.warps_per_smsp,
+                  r.regs, r.us, r.tflops, r.cycles_per_mma_smsp);
+    else
+      std::printf("%-9s %2dx%-2d %15d %5d %10s\n", r.order.c_str(), r.m, r.n, r.warps_per_smsp, r.regs,
+                  "does not fit");
+    writer->write({{"order", r.order},
+                   {"warp_tile_m16", std::int64_t{r.m}},
+                   {"warp_tile_n8", std::int64_t{r.n}},
+                   {"warps_per_smsp", std::int64_t{r.warps_per_smsp}},
+                   {"registers", std::int64_t{r.regs}},
+                   {"fits", std::int64_t{r.fits ? 1 : 0}},
+                   {"us", r.fits ? wb::Value{r.us} : wb::Value{}},
+                   {"tflops", r.fits ? wb::Value{r.tflops} : wb::Value{}},
+                   {"cycles_per_mma_per_smsp", r.fits ? wb::Value{r.cycles_per_mma_smsp} : wb::Value{}}});
+  };
+  for (int w = 1; w <= 4; ++w) {
+    emit(measure<4, 8, false>(sms, w, trips, out, cycles));
+    emit(measure<4, 8, true>(sms, w, trips, out, cycles));
+    emit(measure<4, 4, false>(sms, w, trips, out, cycles));
+    emit(measure<4, 4, true>(sms, w, trips, out, cycles));
+    emit(measure<2, 4, false>(sms, w, trips, out, cycles));
+    emit(measure<2, 4, true>(sms, w, trips, out, cycles));
+  }
+  PEAK_CUDA(cudaFree(out));
+  PEAK_CUDA(cudaFree(cycles));
+  return 0;
+}
