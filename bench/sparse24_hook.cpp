@@ -44,9 +44,6 @@ constexpr TileKey kTileKeys[] = {
     {"large_pipe_spread", s24::gpu::Tile::kLargePipeSpread, "warpsparse_mma_sp_large_pipe_spread"},
     {"small_pipe_spread", s24::gpu::Tile::kSmallPipeSpread, "warpsparse_mma_sp_small_pipe_spread"},
     {"tall_pipe_spread", s24::gpu::Tile::kTallPipeSpread, "warpsparse_mma_sp_tall_pipe_spread"},
-    {"tall_pipe_rows", s24::gpu::Tile::kTallPipeRows, "warpsparse_mma_sp_tall_pipe_rows"},
-    {"large_pipe_rows", s24::gpu::Tile::kLargePipeRows, "warpsparse_mma_sp_large_pipe_rows"},
-    {"small_pipe_rows", s24::gpu::Tile::kSmallPipeRows, "warpsparse_mma_sp_small_pipe_rows"},
 };
 
 // mma.sp (or the experimental wgmma.sp) kernel with one tile configuration. prepare() copies A to

@@ -280,8 +280,7 @@ constexpr s24::gpu::Tile kMmaSpTiles[] = {
     s24::gpu::Tile::kLargePipe,     s24::gpu::Tile::kLargeDeepPipe, s24::gpu::Tile::kSmallPipe,
     s24::gpu::Tile::kSmall3Pipe,    s24::gpu::Tile::kSmallW32Pipe,  s24::gpu::Tile::kTallPipe,
     s24::gpu::Tile::kTallDeepPipe,  s24::gpu::Tile::kLargePipeSpread, s24::gpu::Tile::kSmallPipeSpread,
-    s24::gpu::Tile::kTallPipeSpread, s24::gpu::Tile::kTallPipeRows, s24::gpu::Tile::kLargePipeRows,
-    s24::gpu::Tile::kSmallPipeRows,
+    s24::gpu::Tile::kTallPipeSpread,
 };
 // The wgmma.sp tiles (sm_90 only, --hopper): checked and timed like the mma.sp tiles.
 // kAuto resolves to kHopperTallStore here (an sm_90 device): checked once more through the dispatch.
@@ -319,9 +318,6 @@ int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
     if (tile_selected(Tile::kLargePipeSpread)) fails += gemm_case<ws::half, float>(sh, Tile::kLargePipeSpread, rng);
     if (tile_selected(Tile::kSmallPipeSpread)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallPipeSpread, rng);
     if (tile_selected(Tile::kTallPipeSpread)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kTallPipeSpread, rng);
-    if (tile_selected(Tile::kTallPipeRows)) fails += gemm_case<ws::half, ws::half>(sh, Tile::kTallPipeRows, rng);
-    if (tile_selected(Tile::kLargePipeRows)) fails += gemm_case<ws::bfloat16, float>(sh, Tile::kLargePipeRows, rng);
-    if (tile_selected(Tile::kSmallPipeRows)) fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, Tile::kSmallPipeRows, rng);
   }
   return fails;
 }

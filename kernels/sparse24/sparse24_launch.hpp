@@ -33,8 +33,6 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // bytes per flop than 128×256 because A is stored compressed.
 // *PipeSpread = kLargePipe / kSmallPipe / kTallPipe with the refill's cp.async spread over the
 // first k32 step's n8 columns instead of issued at once.
-// *PipeRows = kTallPipe / kLargePipe / kSmallPipe issued row by row: consecutive mma.sp share A and
-// the metadata word instead of B (sparse24_gemm.cu, kAOuter).
 enum class Tile : std::uint8_t {
   kLarge = 0,
   kSmall = 1,
@@ -55,9 +53,6 @@ enum class Tile : std::uint8_t {
   kHopperTall = 16,
   kHopperTallStore = 18,  // 17 was a 6-stage kHopperTall, slower than 4 stages (run 10); removed
   kAuto = 19,
-  kTallPipeRows = 20,
-  kLargePipeRows = 21,
-  kSmallPipeRows = 22,
 };
 
 inline bool is_wgmma(Tile t) {
@@ -85,9 +80,6 @@ inline std::string to_string(Tile t) {
     case Tile::kLargePipeSpread: return "128x256x64/s3/pipe+spread";
     case Tile::kSmallPipeSpread: return "128x128x64/s4/pipe+spread/2cta";
     case Tile::kTallPipeSpread: return "256x128x64/s3/pipe+spread";
-    case Tile::kTallPipeRows: return "256x128x64/s3/pipe+rows";
-    case Tile::kLargePipeRows: return "128x256x64/s3/pipe+rows";
-    case Tile::kSmallPipeRows: return "128x128x64/s4/pipe+rows/2cta";
     default: return "128x128x64/s4";
   }
 }
