@@ -119,10 +119,22 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   // H100, 2026-11-23: 4 elements per lane is 2-3% faster at d = 0.1 on all four quick shapes and
   // 8-15% slower at d >= 0.3 (kernels/NOTES.md).
   if (delta_bits == 4 && density <= 0.15) s.lane_elems = 4;
+  // x in shared memory on a persistent grid of 16-warp blocks, one warp per row (H100, run 34: the
+  // 15 Appendix D shapes with rows x cols >= 12288^2 at d = 0.5 / 0.3 / 0.1, against the schedules
+  // below). Where cols >= rows it is faster in 15 of 18 cases, by 10 % on 12288^2 and 12-23 % on
+  // the wide shapes at d = 0.1, and at most 4.4 % slower (9216x36864, d = 0.5); where rows > cols
+  // it is slower in 17 of 27 (up to 10 %, 32000x5120), so tall matrices keep x in L1. Capped at the
+  // widest x measured (49152 columns, 96 KiB: two blocks per SM).
+  if (delta_bits == 4 && rows > 0 && cols >= rows && cols <= kXSharedDefaultMaxCols) {
+    s.warps_per_block = 16;
+    s.x_shared = true;
+    return s;
+  }
   // Wide matrices have few, long rows: the grid's last round of one-row warps runs part empty for
   // a whole (long) row's time. Two warps per row (8 per block) shorten that: 5-8 % faster on
   // 7168x28672, 8192x29568 and 12288x49152 at d = 0.5 / 0.3 / 1.0, a tie on 9216x36864, slower on
   // the tall shapes (H100, runs 6 and 15, kernels/NOTES.md). Built for 8 elements per lane only.
+  // Since run 34 it serves only the wide matrices whose x is wider than the rule above allows.
   if (delta_bits == 4 && s.lane_elems == macko::kElemsPerLane && rows > 0 && cols >= 3 * rows) {
     s.warps_per_block = 8;
     s.row_splits = 2;

@@ -34,7 +34,9 @@ template <class T>
 DeviceMacko<T> upload_macko(const Macko<T>& a);
 
 // The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
-// shape when the caller does not pick one (rows = 0: shape unknown, one warp per row).
+// shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit
+// deltas and cols >= rows (up to kXSharedDefaultMaxCols columns) it stages x in shared memory.
+inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0);
 
 // Whether a kernel is built for this schedule (macko_spmv rejects the others, naming those built).

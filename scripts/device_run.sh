@@ -49,8 +49,10 @@ while [ $# -gt 0 ]; do
       b="$PKG/bin/ws_${step}"
       echo "== $(basename "$b") $args"
       extra=""; [ "$step" = bench_macko ] && extra="--threads 16"
-      "$b" --out "$OUT/results" $extra $args 2>"$OUT/$(basename "$b").err" | tee "$OUT/$(basename "$b").log" || status=1
-      tail -3 "$OUT/$(basename "$b").err" ;;
+      # A program run twice keeps both logs: the second is NAME_2.log, and so on.
+      log=$(basename "$b"); n=2; while [ -e "$OUT/$log.log" ]; do log="$(basename "$b")_$n"; n=$((n + 1)); done
+      "$b" --out "$OUT/results" $extra $args 2>"$OUT/$log.err" | tee "$OUT/$log.log" || status=1
+      tail -3 "$OUT/$log.err" ;;
     run)
       name=$1; cmd=$2; shift 2
       echo "== $name: $cmd"

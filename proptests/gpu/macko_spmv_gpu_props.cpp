@@ -168,12 +168,21 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
   run(3, 70000, 0.001, 2, false);    // very sparse wide rows: padding dominates
   run(1000, 64, 0.5, 1, false);
   run(1000, 64, 0.5, 8, false);
-  // The default schedule of a wide matrix (cols >= 3 rows) splits each row over two warps.
+  // The default schedule stages x in shared memory where cols >= rows, and splits each row over two
+  // warps where the matrix is wide (cols >= 3 rows) and x is wider than that rule allows.
   {
     Case c{300, 5000, {analysis::Pattern::bernoulli, 0.5, 0}, 77, 4, gpu::default_schedule(4, 0.5, 300, 5000),
            false, false, 1.0f, 0.5f};
-    REQUIRE(c.sched.row_splits == 2);
+    REQUIRE(c.sched.x_shared);
+    REQUIRE(c.sched.row_splits == 1);
     check_case<half, half>(c);
+    const std::int64_t cols = gpu::kXSharedDefaultMaxCols + 5;
+    Case w{20, cols, {analysis::Pattern::bernoulli, 0.5, 0}, 78, 4, gpu::default_schedule(4, 0.5, 20, cols),
+           false, false, 1.0f, 0.5f};
+    REQUIRE_FALSE(w.sched.x_shared);
+    REQUIRE(w.sched.row_splits == 2);
+    check_case<half, half>(w);
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 5001, 5000).x_shared);  // tall: x stays in L1
   }
   // Persistent grid of one warp per block and one block per SM: every warp owns dozens of rows in
   // turn, empty rows included (d = 0.01 on 64 columns leaves most rows empty).
