@@ -120,11 +120,13 @@ struct Schedule {
   // epilogue. It shortens the grid's last, part-empty round of long rows: on the H100, 2 splits
   // with 8 warps per block are 3-10 % faster on wide matrices (cols >= 3 rows, few long rows) and
   // tie or lose on tall ones; 4 splits lose everywhere (kernels/NOTES.md, runs 6, 15, 16).
-  // gpu::default_schedule picks 2 splits for wide matrices.
+  // gpu::default_schedule picks 2 splits for wide matrices whose x is too wide for x_shared.
   int row_splits = 1;
   // x staged in shared memory by each block before its warps gather from it (a persistent grid:
   // at most the resident blocks are launched, each reads x once). Only where the values come from
   // changes, so the warp model ignores it. Needs cols * 2 bytes of shared memory per block.
+  // gpu::default_schedule picks it (with 16 warps per block) where cols >= rows: faster there in
+  // 46 of 54 measured cases, slower on most tall matrices (kernels/NOTES.md, runs 34-36).
   bool x_shared = false;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
