@@ -1,7 +1,9 @@
 // Notebook 6: the 2:4 sparse GEMM. Reads ws_bench_sparse24's bench/results/<gpu>/sparse24*.csv and
 // compares, per GPU and case (M, N, K), dense cuBLAS bf16, cuSPARSELt and each warpsparse kernel in
-// TFLOP/s (2MNK / median time), with each kernel's fraction of cuSPARSELt and issue 5's targets.
+// TFLOP/s (2MNK / median time), with each kernel's fraction of cuSPARSELt and issue 5's targets; and,
+// where ws_mma_sp_peak wrote mma_sp_peak*.csv into the same <gpu> folder, mma.sp's own ceiling.
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -30,6 +32,102 @@ int kernel_rank(const std::string& k) {
 std::string case_label(const GemmRow& r) {
   if (r.m == r.n && r.n == r.k && (r.weight_shape == "cube" || r.weight_shape.empty())) return fmt::format("{}^3", r.m);
   return fmt::format("{}x{} n={}", r.m, r.k, r.n);
+}
+
+// One row of ws_mma_sp_peak (bench/mma_sp_peak.cu): mma.sp m16n8k32 on register operands only.
+struct PeakRow {
+  std::string order;
+  int tile_m16 = 0, tile_n8 = 0, warps = 0;
+  double tflops = 0;
+};
+
+// The latest ws_mma_sp_peak file of the <gpu> folder `gpu_dir`, rows that ran (fits = 1).
+std::vector<PeakRow> read_peak(const std::string& bench_dir, const std::string& gpu_dir, std::string& file) {
+  std::vector<PeakRow> out;
+  const auto tables = bench_csv::read_all(bench_dir, "mma_sp_peak");
+  for (auto it = tables.rbegin(); it != tables.rend(); ++it) {
+    if (it->gpu_dir != gpu_dir) continue;
+    for (const auto& f : it->rows) {
+      PeakRow r;
+      r.order = it->get(f, "order");
+      r.tile_m16 = static_cast<int>(bench_csv::to_d(it->get(f, "warp_tile_m16")));
+      r.tile_n8 = static_cast<int>(bench_csv::to_d(it->get(f, "warp_tile_n8")));
+      r.warps = static_cast<int>(bench_csv::to_d(it->get(f, "warps_per_smsp")));
+      r.tflops = bench_csv::to_d(it->get(f, "tflops"));
+      if (it->get(f, "fits") == "1" && std::isfinite(r.tflops) && r.tflops > 0) out.push_back(r);
+    }
+    file = it->path.string();
+    break;
+  }
+  return out;
+}
+
+// Notebook 6's section on the instruction's own ceiling: the peak rows of this GPU's folder beside
+// the best mma.sp GEMM at 8192^3 (`best` TFLOP/s, 0 when not measured).
+void peak_section(Report& rep, const Options& o, const std::string& gpu, const std::string& gpu_dir, double best,
+                  int index) {
+  std::string file;
+  const auto peak = read_peak(o.bench_dir, gpu_dir, file);
+  if (peak.empty()) return;
+  rep.para(fmt::format(
+      "What mma.sp itself allows on this GPU (`{}`, ws_mma_sp_peak): each warp issues nothing but mma.sp "
+      "m16n8k32 on register operands over a grid of m16 x n8 accumulators (the GEMM's warp tile), one k32 step "
+      "with each sparsity selector per loop trip, no memory traffic, no barrier. Two issue orders: column by column "
+      "(consecutive mma.sp share B, as our pipelined kernel issues them) and row by row (they share A and the "
+      "metadata word).",
+      file));
+  Plot pp;
+  pp.name = fmt::format("mma_sp_ceiling{}", index ? fmt::format("_{}", index) : "");
+  pp.title = fmt::format("{}: mma.sp m16n8k32 alone (register operands) against the GEMM", gpu);
+  pp.xlabel = "warps per SM sub-partition";
+  pp.ylabel = "TFLOP/s (2·16·8·32 per mma.sp)";
+  pp.key = "outside right top";
+  pp.width = 1100;
+  pp.xrange = "[0.5:4.5]";
+  pp.yrange = "[0:*]";
+  pp.extra = {"set xtics 1"};
+  std::map<std::string, Series> by;
+  const char* colours[] = {"#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#8c564b"};
+  for (const auto& r : peak) {
+    // One colour per warp tile; row order (a_shared) solid, column order (b_shared) dashed.
+    const std::string key = fmt::format("{:03d}x{:03d} {}", 16 * r.tile_m16, 8 * r.tile_n8, r.order);
+    auto& s = by[key];
+    s.title = fmt::format("warp tile {}x{}, {}", 16 * r.tile_m16, 8 * r.tile_n8,
+                          r.order == "a_shared" ? "row order" : "column order");
+    s.x.push_back(r.warps);
+    s.y.push_back(r.tflops);
+  }
+  int i = 0;
+  for (auto& [key, s] : by) {
+    s.style = "linespoints";
+    s.extra = fmt::format("lw 2 pt 7 lc rgb '{}'{}", colours[(i / 2) % 6], i % 2 ? " dt 2" : "");
+    pp.series.push_back(s);
+    ++i;
+  }
+  if (best > 0) {
+    Series g;
+    g.title = fmt::format("best mma.sp GEMM at 8192^3 ({:.0f})", best);
+    g.x = {0.5, 4.5};
+    g.y = {best, best};
+    g.extra = "lw 1.5 dt 3 lc rgb '#000000'";
+    pp.series.push_back(g);
+  }
+  Series t;
+  t.title = "issue 5 target (600)";
+  t.x = {0.5, 4.5};
+  t.y = {600, 600};
+  t.extra = "lw 1.5 dt 4 lc rgb '#d62728'";
+  pp.series.push_back(t);
+  rep.figure(pp, "Each line: one warp tile and issue order, against the warps each SM sub-partition runs (the "
+                 "register file decides which fit). Horizontal lines: the fastest mma.sp GEMM at 8192^3 in the "
+                 "results above, and issue 5's 600 TFLOP/s.");
+  double tile64 = 0;
+  for (const auto& r : peak)
+    if (r.tile_m16 == 4 && r.tile_n8 == 8 && r.warps == 2) tile64 = std::max(tile64, r.tflops);
+  if (tile64 > 0 && best > 0)
+    rep.para(fmt::format("With the pipelined kernel's 64x64 warp tile and two warps per sub-partition the instruction "
+                         "alone reaches {:.0f} TFLOP/s (the faster order); the best GEMM at 8192^3 is {} of that.",
+                         tile64, pct(best / tile64, 0)));
 }
 
 }  // namespace
@@ -245,6 +343,17 @@ std::string sparse24(const Options& o) {
     if (!tg.empty())
       rep.table({"issue 5 target", "measured", "status"}, tg,
                 "The targets are stated for the H100; this table applies them to the GPU that produced these rows.");
+    double best_mma = 0;
+    for (const auto& [k, r] : at["8192^3"])
+      if (k.rfind("warpsparse_mma_sp", 0) == 0 && (r.check.empty() || r.check == "pass"))
+        best_mma = std::max(best_mma, r.tflops);
+    std::string gpu_dir;  // the results folder of this GPU's rows (ws_mma_sp_peak writes there too)
+    for (const auto& r : rows)
+      if (r.gpu == gpu) {
+        gpu_dir = std::filesystem::path(r.file).parent_path().filename().string();
+        break;
+      }
+    peak_section(rep, o, gpu, gpu_dir, best_mma, gi - 1);
   }
   return rep.write(o.out_dir);
 }

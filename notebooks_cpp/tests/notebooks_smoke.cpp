@@ -151,4 +151,29 @@ TEST_CASE("notebook 6 tabulates TFLOP/s and the fraction of cuSPARSELt per case"
   CHECK(has(h, "FAIL"));                // the failed row is marked
   // Issue 5's targets name 4096^3 and 8192^3 only: no target table for these cases.
   CHECK_FALSE(has(h, "issue 5 target</th>"));
+  CHECK_FALSE(has(h, "What mma.sp itself allows"));  // no ws_mma_sp_peak file: no ceiling section
+}
+
+TEST_CASE("notebook 6 sets the best mma.sp GEMM against ws_mma_sp_peak's ceiling of the same GPU") {
+  const fs::path root = scratch("nb6_peak");
+  const auto o = options(root);
+  const fs::path g = root / "results" / "Test_GPU";
+  write_sparse24(g);
+  {
+    std::ofstream c(g / "sparse24_20260102T000000Z.csv");
+    c << "gpu,kernel,m,n,k,weight_shape,value_type,median_us,check\n";
+    // 2*8192^3 flops = 1.0995e12: 2199.02 us is 500 TFLOP/s.
+    c << "Test GPU,warpsparse_mma_sp_tall_pipe,8192,8192,8192,cube,bf16,2199.023255552,pass\n";
+  }
+  {
+    std::ofstream c(g / "mma_sp_peak_20260102T000000Z.csv");
+    c << "order,warp_tile_m16,warp_tile_n8,warps_per_smsp,registers,fits,us,tflops,cycles_per_mma_per_smsp\n";
+    c << "b_shared,4,8,2,160,1,1,600,1\n";
+    c << "a_shared,4,8,2,156,1,1,625,1\n";
+    c << "b_shared,4,8,4,160,0,,,\n";  // did not fit: not drawn
+  }
+  const std::string md = slurp(fs::path(sparse24(o)).replace_extension(".md"));
+  CHECK(has(md, "What mma.sp itself allows"));
+  CHECK(has(md, "reaches 625 TFLOP/s"));
+  CHECK(has(md, "the best GEMM at 8192^3 is 80% of that"));
 }
