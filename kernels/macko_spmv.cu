@@ -56,7 +56,12 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
                                       V::kXShared>;
   using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
                                     V::kXShared>;
-  auto kernel = wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
+  auto kernel = [&] {
+    if constexpr (V::kXShared)
+      return wide ? detail::macko_spmv_xs_kernel<Wide, TD, TYD> : detail::macko_spmv_xs_kernel<Narrow, TD, TYD>;
+    else
+      return wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
+  }();
   const int rows_per_block = wpb / V::kSplits;  // Schedule::valid: the split count divides wpb
   const int threads = 32 * wpb;
   std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;

@@ -111,6 +111,7 @@ __device__ __forceinline__ int delta_sum(W w) {
 template <class T>
 struct GlobalX {  // x read through L1 (ld.global.nc)
   const T* __restrict__ x;
+  __device__ __forceinline__ void ready() const {}  // nothing to wait for
   struct Cursor {
     const T* p;
     __device__ __forceinline__ T operator[](unsigned k) const { return __ldg(p + k); }
@@ -128,9 +129,18 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
 // x staged in shared memory by the block (Schedule::x_shared): the same values, so the same bits.
 // At low density the lanes of one gather touch ~20 different L1 lines; in shared memory the same
 // gather costs its bank conflicts only (random columns: about 3-4 per 32 lanes).
+// The block's copy is issued with cp.async before the warps start their rows; ready() waits for
+// it (this thread's copies, then a block-wide barrier), and spmv_rows calls it exactly once per
+// warp, after the warp's first row loads are in flight, so the copy overlaps them.
 template <class T>
 struct SharedX {
   const T* s;
+  __device__ __forceinline__ void ready() const {
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    // bar.sync 0 over the whole block: warps arrive from different places of spmv_rows (their first
+    // row, or after the row loop when they have none), each exactly once.
+    asm volatile("bar.sync 0;\n" ::: "memory");
+  }
   struct Cursor {
     const T* p;
     __device__ __forceinline__ T operator[](unsigned k) const { return p[k]; }
@@ -322,6 +332,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   const int groups = static_cast<int>(blockDim.x >> 5) / splits;  // rows per block at a time
   const int sp = warp % splits;                                    // this warp's part of the row
   const std::int64_t stride = std::int64_t(gridDim.x) * groups;
+  bool x_ready = false;  // x.ready() is called once per warp: before its first arithmetic, or at the end
   for (std::int64_t row = std::int64_t(blockIdx.x) * groups + warp / splits; row < rows;
        row += stride) {  // uniform over the row's warps: no row pointer is read past rows
     // Row bounds: lanes 0 and 1 load row_ptr[row] and row_ptr[row + 1], shuffles broadcast them.
@@ -356,12 +367,20 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       // Software pipeline: the next group's loads are in flight while this group computes.
       Group<Cfg> cur, nxt;
       if (start < stop) load_group<Cfg>(cur, start, stop, lane, values, deltas);
+      if (!x_ready) {
+        x.ready();
+        x_ready = true;
+      }
       for (std::int64_t g0 = start; g0 < stop; g0 += Cfg::kGroup) {
         if (g0 + Cfg::kGroup < stop) load_group<Cfg>(nxt, g0 + Cfg::kGroup, stop, lane, values, deltas);
         compute_group<Cfg, T>(cur, g0, lo, stop, lane, base, acc, x);
         cur = nxt;
       }
     } else {
+      if (!x_ready) {
+        x.ready();
+        x_ready = true;
+      }
       for (std::int64_t g0 = start; g0 < stop; g0 += Cfg::kGroup) {
         Group<Cfg> cur;
         load_group<Cfg>(cur, g0, stop, lane, values, deltas);  // all loads before any arithmetic
@@ -389,29 +408,44 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       y[row] = from_f32<TY>(out);
     }
   }
+  if (!x_ready) x.ready();  // a warp without rows still arrives at the block's barrier
 }
 
+// x read through L1 (GlobalX).
 template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
                                   TY* __restrict__ y, std::int64_t rows, std::int64_t cols, float alpha,
                                   float beta, const std::int32_t* __restrict__ split_bases) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
-  if constexpr (Cfg::kXShared) {
-    // The block copies x (cols elements) into shared memory once, in 16-byte words and then the
-    // tail, before any warp gathers from it; the grid is persistent (the host launches at most the
-    // resident blocks), so x is read once per block.
-    extern __shared__ __align__(16) unsigned char macko_xs[];
-    T* xs = reinterpret_cast<T*>(macko_xs);
-    const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
-    for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
-      reinterpret_cast<uint4*>(xs)[i] = __ldg(reinterpret_cast<const uint4*>(x) + i);
-    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[i] = x[i];
-    __syncthreads();
-    spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T>{xs}, y, rows, alpha, beta, split_bases);
-  } else {
-    spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta, split_bases);
-  }
+  static_assert(!Cfg::kXShared, "x_shared schedules run macko_spmv_xs_kernel");
+  (void)cols;
+  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta, split_bases);
+}
+
+// x staged in shared memory (Schedule::x_shared). The block copies x (cols elements) once: 16-byte
+// words with cp.async (all in flight at once, no registers), then the tail; each warp issues its
+// first row's loads before it waits for the copy (SharedX::ready). The grid is persistent (the host
+// launches at most the resident blocks), so x is read once per block. __launch_bounds__(1024) holds
+// the kernel at 64 registers: two 512-thread blocks per SM (at 69 registers one, run 39).
+template <class Cfg, class T, class TY>
+__global__ void __launch_bounds__(1024)
+    macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
+                         const void* __restrict__ row_ptr, const T* __restrict__ x, TY* __restrict__ y,
+                         std::int64_t rows, std::int64_t cols, float alpha, float beta,
+                         const std::int32_t* __restrict__ split_bases) {
+  static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
+  static_assert(Cfg::kXShared, "schedules without x_shared run macko_spmv_kernel");
+  extern __shared__ __align__(16) unsigned char macko_xs[];
+  T* xs = reinterpret_cast<T*>(macko_xs);
+  const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
+  const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
+  for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(16 * i)),
+                 "l"(reinterpret_cast<const uint4*>(x) + i)
+                 : "memory");
+  for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[i] = x[i];
+  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T>{xs}, y, rows, alpha, beta, split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail
