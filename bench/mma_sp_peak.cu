@@ -10,7 +10,8 @@
 //   a_shared: row by row (consecutive mma.sp share A and the metadata word), the order of the
 //             *_pipe_rows tiles and of cuSPARSE / CUTLASS SASS.
 // Warps per SM sub-partition are set by the CTAs per SM (4 warps per CTA); configurations the
-// register file cannot hold are reported as such, not run.
+// register file cannot hold are reported as such, not run. Timing: CUDA events, 3 warm-up and 10
+// timed launches, median with min and max (the min/max columns came after run 33's file).
 //
 // Output: one line per configuration on stdout, and CSV + JSON lines under --out/<gpu>/ with the
 // run metadata (GPU, clocks at start, CUDA version, commit) beside them.
@@ -97,7 +98,7 @@ struct Row {
   std::string order;
   int m = 0, n = 0, warps_per_smsp = 0, regs = 0;
   bool fits = false;
-  double us = 0, tflops = 0, cycles_per_mma_smsp = 0;
+  double us = 0, us_min = 0, us_max = 0, tflops = 0, cycles_per_mma_smsp = 0;
 };
 
 template <int kM, int kN, bool kAShared>
@@ -137,10 +138,14 @@ Row measure(int sms, int warps_per_smsp, int trips, float* out, long long* cycle
   const double ms = times[times.size() / 2];
   const double mmas = 2.0 * kM * kN * trips * 4.0 * blocks;  // per warp per trip: 2·kM·kN; 4 warps per CTA
   r.us = ms * 1e3;
+  r.us_min = times.front() * 1e3;
+  r.us_max = times.back() * 1e3;
   r.tflops = mmas * 8192.0 / (ms * 1e-3) / 1e12;  // m16n8k32: 2·16·8·32 flops (dense K counted)
   long long c0 = 0;
   PEAK_CUDA(cudaMemcpy(&c0, cycles, sizeof(c0), cudaMemcpyDeviceToHost));
-  // CTA 0's warp 0 ran the whole time beside warps_per_smsp - 1 others on its sub-partition.
+  // CTA 0's clock64 span per mma.sp of its sub-partition, assuming its warps_per_smsp - 1 neighbours
+  // ran beside it the whole time: a cross-check of the event time in SM clocks, not a measurement of
+  // its own (with 3 warps per sub-partition on the H100 it disagrees with the event time, run 33).
   r.cycles_per_mma_smsp = static_cast<double>(c0) / (2.0 * kM * kN * trips * warps_per_smsp);
   return r;
 }
@@ -194,6 +199,8 @@ int main(int argc, char** argv) {
                    {"registers", std::int64_t{r.regs}},
                    {"fits", std::int64_t{r.fits ? 1 : 0}},
                    {"us", r.fits ? wb::Value{r.us} : wb::Value{}},
+                   {"us_min", r.fits ? wb::Value{r.us_min} : wb::Value{}},
+                   {"us_max", r.fits ? wb::Value{r.us_max} : wb::Value{}},
                    {"tflops", r.fits ? wb::Value{r.tflops} : wb::Value{}},
                    {"cycles_per_mma_per_smsp", r.fits ? wb::Value{r.cycles_per_mma_smsp} : wb::Value{}}});
   };
