@@ -31,15 +31,6 @@
 
 namespace {
 
-#define PEAK_CUDA(call)                                                                          \
-  do {                                                                                           \
-    const cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                           \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
-
 template <int kSel>
 __device__ __forceinline__ void mma_sp(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[4],
                                        std::uint32_t e) {
@@ -110,30 +101,30 @@ Row measure(int sms, int warps_per_smsp, int trips, float* out, long long* cycle
   r.n = kN;
   r.warps_per_smsp = warps_per_smsp;
   cudaFuncAttributes attr{};
-  PEAK_CUDA(cudaFuncGetAttributes(&attr, kernel));
+  WS_CUDA(cudaFuncGetAttributes(&attr, kernel));
   r.regs = attr.numRegs;
   int resident = 0;
-  PEAK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 128, 0));
+  WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 128, 0));
   r.fits = resident >= warps_per_smsp;  // one CTA of 4 warps = one warp per sub-partition
   if (!r.fits) return r;
   const int blocks = sms * warps_per_smsp;
   for (int w = 0; w < 3; ++w) kernel<<<blocks, 128>>>(trips, out, cycles);
-  PEAK_CUDA(cudaGetLastError());
+  WS_CUDA(cudaGetLastError());
   cudaEvent_t a, b;
-  PEAK_CUDA(cudaEventCreate(&a));
-  PEAK_CUDA(cudaEventCreate(&b));
+  WS_CUDA(cudaEventCreate(&a));
+  WS_CUDA(cudaEventCreate(&b));
   std::vector<float> times;
   for (int it = 0; it < 10; ++it) {
-    PEAK_CUDA(cudaEventRecord(a));
+    WS_CUDA(cudaEventRecord(a));
     kernel<<<blocks, 128>>>(trips, out, cycles);
-    PEAK_CUDA(cudaEventRecord(b));
-    PEAK_CUDA(cudaEventSynchronize(b));
+    WS_CUDA(cudaEventRecord(b));
+    WS_CUDA(cudaEventSynchronize(b));
     float ms = 0;
-    PEAK_CUDA(cudaEventElapsedTime(&ms, a, b));
+    WS_CUDA(cudaEventElapsedTime(&ms, a, b));
     times.push_back(ms);
   }
-  PEAK_CUDA(cudaEventDestroy(a));
-  PEAK_CUDA(cudaEventDestroy(b));
+  WS_CUDA(cudaEventDestroy(a));
+  WS_CUDA(cudaEventDestroy(b));
   std::sort(times.begin(), times.end());
   const double ms = times[times.size() / 2];
   const double mmas = 2.0 * kM * kN * trips * 4.0 * blocks;  // per warp per trip: 2·kM·kN; 4 warps per CTA
@@ -142,7 +133,7 @@ Row measure(int sms, int warps_per_smsp, int trips, float* out, long long* cycle
   r.us_max = times.back() * 1e3;
   r.tflops = mmas * 8192.0 / (ms * 1e-3) / 1e12;  // m16n8k32: 2·16·8·32 flops (dense K counted)
   long long c0 = 0;
-  PEAK_CUDA(cudaMemcpy(&c0, cycles, sizeof(c0), cudaMemcpyDeviceToHost));
+  WS_CUDA(cudaMemcpy(&c0, cycles, sizeof(c0), cudaMemcpyDeviceToHost));
   // CTA 0's clock64 span per mma.sp of its sub-partition, assuming its warps_per_smsp - 1 neighbours
   // ran beside it the whole time: a cross-check of the event time in SM clocks, not a measurement of
   // its own (with 3 warps per sub-partition on the H100 it disagrees with the event time, run 33).
@@ -150,32 +141,30 @@ Row measure(int sms, int warps_per_smsp, int trips, float* out, long long* cycle
   return r;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"mma.sp m16n8k32 issue ceiling (bf16 in, fp32 accumulate), no memory traffic"};
   int trips = 4096;
   std::string out_dir = "bench/results";
-  app.add_option("--trips", trips, "loop trips per warp (each: 2·M·N mma.sp)")->capture_default_str();
+  app.add_option("--trips", trips, "loop trips per warp (each: 2·M·N mma.sp)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   app.add_option("--out", out_dir, "result folder (files go to OUT/<gpu name>/)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+  if (!warpsparse::gpu::device_available()) {
     std::fprintf(stderr, "ws_mma_sp_peak: no CUDA device; nothing measured\n");
     return 77;
   }
   cudaDeviceProp prop{};
-  PEAK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  WS_CUDA(cudaGetDeviceProperties(&prop, 0));
   if (prop.major < 8) {
     std::fprintf(stderr, "ws_mma_sp_peak: mma.sp needs compute capability 8.0+, the device has %d.%d\n",
                  prop.major, prop.minor);
     return 77;
   }
   const int sms = prop.multiProcessorCount;
-  float* out = nullptr;
-  long long* cycles = nullptr;
-  PEAK_CUDA(cudaMalloc(&out, sizeof(float) * 128 * sms * 8));
-  PEAK_CUDA(cudaMalloc(&cycles, sizeof(long long) * sms * 8));
+  // At most 4 CTAs of 128 threads per SM are launched.
+  warpsparse::gpu::DeviceBuffer<float> out(static_cast<std::size_t>(128) * sms * 4);
+  warpsparse::gpu::DeviceBuffer<long long> cycles(static_cast<std::size_t>(sms) * 4);
   namespace wb = warpsparse::bench;
   const wb::DeviceInfo dev = wb::query_device_info(0);
   auto meta = wb::run_metadata(dev, 0.0, "ws_mma_sp_peak", wb::command_line(argc, argv));
@@ -205,14 +194,23 @@ int main(int argc, char** argv) {
                    {"cycles_per_mma_per_smsp", r.fits ? wb::Value{r.cycles_per_mma_smsp} : wb::Value{}}});
   };
   for (int w = 1; w <= 4; ++w) {
-    emit(measure<4, 8, false>(sms, w, trips, out, cycles));
-    emit(measure<4, 8, true>(sms, w, trips, out, cycles));
-    emit(measure<4, 4, false>(sms, w, trips, out, cycles));
-    emit(measure<4, 4, true>(sms, w, trips, out, cycles));
-    emit(measure<2, 4, false>(sms, w, trips, out, cycles));
-    emit(measure<2, 4, true>(sms, w, trips, out, cycles));
+    emit(measure<4, 8, false>(sms, w, trips, out.get(), cycles.get()));
+    emit(measure<4, 8, true>(sms, w, trips, out.get(), cycles.get()));
+    emit(measure<4, 4, false>(sms, w, trips, out.get(), cycles.get()));
+    emit(measure<4, 4, true>(sms, w, trips, out.get(), cycles.get()));
+    emit(measure<2, 4, false>(sms, w, trips, out.get(), cycles.get()));
+    emit(measure<2, 4, true>(sms, w, trips, out.get(), cycles.get()));
   }
-  PEAK_CUDA(cudaFree(out));
-  PEAK_CUDA(cudaFree(cycles));
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ws_mma_sp_peak: %s\n", e.what());
+    return 1;
+  }
 }
