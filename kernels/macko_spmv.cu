@@ -22,21 +22,32 @@ template <class H> using device_t = typename DeviceType<H>::type;
 
 // Compiled schedule variants. Every delta width gets the default; 4-bit deltas, the tuned path,
 // get the sweep. Kept short: each is eight kernels to build (four value/output type pairs x
-// 32/64-bit row pointers).
-// One list drives both the dispatch and the error message.
+// 32/64-bit row pointers). One list (Compiled, below) drives both the dispatch and the error message.
+//
+// The compiled part of a schedule (launch parameters, warps per block and blocks per SM, left out):
+// compared on every launch, named in the error message.
+bool same_compiled(const macko::Schedule& a, const macko::Schedule& b) {
+  return a.delta_bits == b.delta_bits && a.lane_accumulators == b.lane_accumulators &&
+         a.unroll_blocks == b.unroll_blocks && a.prefetch == b.prefetch && a.lane_elems == b.lane_elems &&
+         a.row_splits == b.row_splits && a.x_shared == b.x_shared;
+}
+std::string compiled_name(const macko::Schedule& s) {
+  return "db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
+         "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
+         "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
+         (s.x_shared ? "/x_shared" : "");
+}
+
 template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false>
 struct Variant {
   static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS;
   static constexpr bool kPrefetch = PF, kXShared = XS;
-  static bool matches(const macko::Schedule& s) {
-    return s.delta_bits == DB && s.lane_accumulators == ACC && s.unroll_blocks == UNROLL && s.prefetch == PF &&
-           s.lane_elems == E && s.row_splits == SPLITS && s.x_shared == XS;
+  // The kernel's own compile-time schedule (its launch parameters are placeholders).
+  static constexpr macko::Schedule schedule() {
+    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS>::kSched;
   }
-  static std::string name() {
-    return "db=" + std::to_string(DB) + "/acc=" + std::to_string(ACC) + "/unroll=" + std::to_string(UNROLL) +
-           (PF ? "/prefetch" : "") + "/lane_elems=" + std::to_string(E) + "/row_splits=" + std::to_string(SPLITS) +
-           (XS ? "/x_shared" : "");
-  }
+  static bool matches(const macko::Schedule& s) { return same_compiled(s, schedule()); }
+  static std::string name() { return compiled_name(schedule()); }
 };
 // Measured on the H100 (kernels/NOTES.md): 4 elements per lane wins only at d <= 0.1 and 2 never,
 // so only the 4-element default of low densities is built beside the 8-element sweep. Rows split
@@ -202,10 +213,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
         (one(vars), ...);
       },
       Compiled{});
-  require(launched, "schedule db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
-                        "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
-                        "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
-                        (s.x_shared ? "/x_shared" : "") + " is not compiled; compiled: " + variant_list());
+  require(launched, "schedule " + compiled_name(s) + " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
 

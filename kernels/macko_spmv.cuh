@@ -166,8 +166,10 @@ struct KernelConfig {
     s.delta_bits = DB;
     s.lane_accumulators = ACC;
     s.unroll_blocks = UNROLL;
+    s.prefetch = PREFETCH;
     s.lane_elems = E;
     s.row_splits = SPLITS;
+    s.x_shared = XSHARED;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
