@@ -281,8 +281,7 @@ int main(int argc, char** argv) {
   app.add_option("--ws-tiles", o.ws_tiles,
                  "warpsparse 2:4 kernel configurations: large, large_deep, small, hopper (experimental wgmma.sp), "
                  "and the pipelined mma.sp ones: large_pipe, large_deep_pipe, small_pipe, small3_pipe, "
-                 "small_w32_pipe, tall_pipe, tall_deep_pipe, large_pipe_spread, small_pipe_spread, tall_pipe_spread, "
-                 "small_w32_pipe1, small_w32_pipe_rows, wide_w32_pipe, wide_w32_pipe_rows, tall_w32_pipe, tall_w32_pipe_rows")
+                 "small_w32_pipe, tall_pipe, tall_deep_pipe, large_pipe_spread, small_pipe_spread, tall_pipe_spread")
       ->capture_default_str();
   app.add_flag("--no-search", o.no_search, "skip cusparseLtMatmulSearch (use the default configuration)");
   app.add_option("--sample-rows", o.sample_rows, "rows of C checked against the double oracle")->capture_default_str();

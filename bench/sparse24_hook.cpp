@@ -44,12 +44,6 @@ constexpr TileKey kTileKeys[] = {
     {"large_pipe_spread", s24::gpu::Tile::kLargePipeSpread, "warpsparse_mma_sp_large_pipe_spread"},
     {"small_pipe_spread", s24::gpu::Tile::kSmallPipeSpread, "warpsparse_mma_sp_small_pipe_spread"},
     {"tall_pipe_spread", s24::gpu::Tile::kTallPipeSpread, "warpsparse_mma_sp_tall_pipe_spread"},
-    {"small_w32_pipe1", s24::gpu::Tile::kSmallW32Pipe1, "warpsparse_mma_sp_small_w32_pipe1"},
-    {"small_w32_pipe_rows", s24::gpu::Tile::kSmallW32PipeRows, "warpsparse_mma_sp_small_w32_pipe_rows"},
-    {"wide_w32_pipe", s24::gpu::Tile::kWideW32Pipe, "warpsparse_mma_sp_wide_w32_pipe"},
-    {"wide_w32_pipe_rows", s24::gpu::Tile::kWideW32PipeRows, "warpsparse_mma_sp_wide_w32_pipe_rows"},
-    {"tall_w32_pipe", s24::gpu::Tile::kTallW32Pipe, "warpsparse_mma_sp_tall_w32_pipe"},
-    {"tall_w32_pipe_rows", s24::gpu::Tile::kTallW32PipeRows, "warpsparse_mma_sp_tall_w32_pipe_rows"},
 };
 
 // mma.sp (or the experimental wgmma.sp) kernel with one tile configuration. prepare() copies A to

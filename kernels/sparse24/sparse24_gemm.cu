@@ -236,19 +236,12 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 // kSpreadCopies issues the refill in parts across the first k32 step's n8 columns instead of all
 // at the top of the iteration (the refill stage is free either way; the group is committed after
 // the step, still before the wait that needs it).
-//
-// kAOuter issues each k32 step row by row instead (for each m16 row of A: its n8 columns), so
-// consecutive mma.sp share the A fragment and the metadata word, as the SASS of cuSPARSE and CUTLASS
-// does (sparse24-gemm-blog.txt). B of a step is then held whole (one register set, overwritten in
-// place by the next step's B during the step's last row); A streams one row ahead. Every
-// accumulator still sees the same mma.sp in the same order, so the result bits do not change.
-template <class S, int kMinBlocks, bool kSpreadCopies, bool kAOuter, bool kBf16, class TOut>
+template <class S, int kMinBlocks, bool kSpreadCopies, bool kBf16, class TOut>
 __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
     sparse24_gemm_pipelined_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
                                    const std::uint16_t* __restrict__ b, TOut* __restrict__ c, int m, int n, int k,
                                    int rows_padded, int cols_padded, int ldb, int ldc) {
   static_assert(S::kStridedCopies, "the pipelined kernel needs strided stage copies");
-  static_assert(!(kAOuter && kSpreadCopies), "the row-by-row issue order refills at the top of the K tile");
   extern __shared__ __align__(128) std::uint8_t smem[];
   const auto [tid, lane, wm, wn, m0, n0] = cta_place<S>(m, n);
 
@@ -284,8 +277,7 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
     const std::uint32_t base = smem_base + static_cast<std::uint32_t>(stage * S::kStageBytes);
     if (part == 0) {
 #pragma unroll
-      for (int j = 0; j < S::kAPasses; ++j)
-        if (S::a_pass_active(tid, j)) cp_async_16(base + a_cp.smem + j * S::kAPassSmem, a_src + a_pass_off(j), 16);
+      for (int j = 0; j < S::kAPasses; ++j) cp_async_16(base + a_cp.smem + j * S::kAPassSmem, a_src + a_pass_off(j), 16);
       if (tid < S::kEChunks) cp_async_16(base + e_cp.smem, e_src, 16);
     } else {
       const int j = part - 1;
@@ -333,57 +325,6 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
   auto load_meta = [&](std::uint32_t (&mt)[4], int st) {
     ldmatrix_x4(mt, stage_addr(st) + (S::kAStageBytes + S::kBStageBytes) + S::e_ldsm_offset(lane, wm * (S::kWM / 16)));
   };
-
-  if constexpr (kAOuter) {
-    // Row-by-row issue. Stage kt is last read in step 0 (step 1's A and B are loaded there), so the
-    // barrier sits between the two steps and every mma.sp of step 1 overlaps it and the next tile's
-    // first loads.
-    std::uint32_t bf[S::kMmaN][4];
-    auto load_a_row = [&](std::uint32_t (&af)[4], int st, int ks, int mi) {
-      ldmatrix_x4(af, stage_addr(st) + S::a_ldsm_offset(lane, wm * S::kWM + 16 * mi, ks));
-    };
-    cp_async_wait<S::kStages - 2>();
-    __syncthreads();
-    load_meta(meta, 0);
-    load_a(af0, 0, 0);
-#pragma unroll
-    for (int ni = 0; ni < S::kMmaN; ++ni) load_b(bf[ni], 0, 0, ni);
-    int stage = 0, refill = S::kStages - 1;
-    for (int kt = 0; kt < ktiles; ++kt) {
-      if (kt + S::kStages - 1 < ktiles) load_tile(refill);
-      cp_async_commit();
-      const int next = stage + 1 == S::kStages ? 0 : stage + 1;
-      const bool more = kt + 1 < ktiles;
-#pragma unroll
-      for (int mi = 0; mi < S::kMmaM; ++mi) {
-        load_a_row(af1[mi], stage, 1, mi);
-#pragma unroll
-        for (int ni = 0; ni < S::kMmaN; ++ni) {
-          mma_sp<kBf16, 0>(acc[mi][ni], af0[mi], bf[ni], meta[mi]);
-          if (mi == S::kMmaM - 1) load_b(bf[ni], stage, 1, ni);
-        }
-      }
-      cp_async_wait<S::kStages - 2>();
-      __syncthreads();
-      if (more) load_meta(meta_next, next);
-#pragma unroll
-      for (int mi = 0; mi < S::kMmaM; ++mi) {
-        if (more) load_a_row(af0[mi], next, 0, mi);
-#pragma unroll
-        for (int ni = 0; ni < S::kMmaN; ++ni) {
-          mma_sp<kBf16, 1>(acc[mi][ni], af1[mi], bf[ni], meta[mi]);
-          if (mi == S::kMmaM - 1 && more) load_b(bf[ni], next, 0, ni);
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < 4; ++i) meta[i] = meta_next[i];
-      stage = next;
-      refill = refill + 1 == S::kStages ? 0 : refill + 1;
-    }
-    cp_async_wait<0>();
-    store_acc<S>(acc, c, ldc, m, n, m0 + wm * S::kWM, n0 + wn * S::kWN, lane);
-    return;
-  }
 
   cp_async_wait<S::kStages - 2>();
   __syncthreads();
@@ -454,12 +395,12 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
 }
 
 // Kernel variants: the schedule (tiles, stages, layouts) plus how it is issued.
-template <class S_, bool kPipelined_, int kMinBlocks_ = 1, bool kSpreadCopies_ = false, bool kAOuter_ = false>
+template <class S_, bool kPipelined_, int kMinBlocks_ = 1, bool kSpreadCopies_ = false>
 struct Variant {
   using S = S_;
   template <bool kBf16, class TOut>
   static constexpr auto kernel() {
-    if constexpr (kPipelined_) return sparse24_gemm_pipelined_kernel<S, kMinBlocks_, kSpreadCopies_, kAOuter_, kBf16, TOut>;
+    if constexpr (kPipelined_) return sparse24_gemm_pipelined_kernel<S, kMinBlocks_, kSpreadCopies_, kBf16, TOut>;
     else return sparse24_gemm_kernel<S, kBf16, TOut>;
   }
 };
@@ -564,12 +505,6 @@ bool visit_mma_sp_tile(Tile t, F&& f) {
     case Tile::kLargePipeSpread: f.template operator()<Variant<ScheduleLarge, true, 1, true>>(); return true;
     case Tile::kSmallPipeSpread: f.template operator()<Variant<ScheduleSmall, true, 2, true>>(); return true;
     case Tile::kTallPipeSpread: f.template operator()<Variant<ScheduleTall, true, 1, true>>(); return true;
-    case Tile::kSmallW32Pipe1: f.template operator()<Variant<ScheduleSmallW32, true, 1>>(); return true;
-    case Tile::kSmallW32PipeRows: f.template operator()<Variant<ScheduleSmallW32, true, 1, false, true>>(); return true;
-    case Tile::kWideW32Pipe: f.template operator()<Variant<ScheduleWideW32, true, 1>>(); return true;
-    case Tile::kWideW32PipeRows: f.template operator()<Variant<ScheduleWideW32, true, 1, false, true>>(); return true;
-    case Tile::kTallW32Pipe: f.template operator()<Variant<ScheduleTallW32, true, 1>>(); return true;
-    case Tile::kTallW32PipeRows: f.template operator()<Variant<ScheduleTallW32, true, 1, false, true>>(); return true;
     default: return false;
   }
 }

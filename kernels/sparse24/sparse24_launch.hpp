@@ -33,11 +33,6 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 // bytes per flop than 128×256 because A is stored compressed.
 // *PipeSpread = kLargePipe / kSmallPipe / kTallPipe with the refill's cp.async spread over the
 // first k32 step's n8 columns instead of issued at once.
-// Warp tiles of 64×32 (more warps per scheduler than 64×64; kernels/NOTES.md, run 41):
-// kSmallW32Pipe1 = kSmallW32Pipe's schedule at one CTA per SM (8 warps, no register cap);
-// kWideW32Pipe = 128×192×64, 12 warps, 4 stages (132 KB, <= 168 registers); kTallW32Pipe =
-// 256×128×64, 16 warps, 3 stages (102 KB, <= 128 registers). *Rows issue each k32 step row by
-// row (consecutive mma.sp share A and the metadata word; B of the step held whole).
 enum class Tile : std::uint8_t {
   kLarge = 0,
   kSmall = 1,
@@ -58,13 +53,8 @@ enum class Tile : std::uint8_t {
   kHopperTall = 16,
   kHopperTallStore = 18,  // 17 was a 6-stage kHopperTall, slower than 4 stages (run 10); removed
   kAuto = 19,
-  // 20-22 were the row-order 64×64 tiles (run 33, 7-8 % slower); removed
-  kSmallW32Pipe1 = 23,
-  kSmallW32PipeRows = 24,
-  kWideW32Pipe = 25,
-  kWideW32PipeRows = 26,
-  kTallW32Pipe = 27,
-  kTallW32PipeRows = 28,
+  // 20-22: the 64x64 tiles issued row by row (run 33, 7-8 % slower); 23-28: 64x32 warp tiles at
+  // 2-4 warps per scheduler (run 41, 12-28 % slower than kTallPipe); removed, kernels/NOTES.md
 };
 
 inline bool is_wgmma(Tile t) {
@@ -92,12 +82,6 @@ inline std::string to_string(Tile t) {
     case Tile::kLargePipeSpread: return "128x256x64/s3/pipe+spread";
     case Tile::kSmallPipeSpread: return "128x128x64/s4/pipe+spread/2cta";
     case Tile::kTallPipeSpread: return "256x128x64/s3/pipe+spread";
-    case Tile::kSmallW32Pipe1: return "128x128x64/s4/w64x32/pipe";
-    case Tile::kSmallW32PipeRows: return "128x128x64/s4/w64x32/pipe+rows";
-    case Tile::kWideW32Pipe: return "128x192x64/s4/w64x32/pipe";
-    case Tile::kWideW32PipeRows: return "128x192x64/s4/w64x32/pipe+rows";
-    case Tile::kTallW32Pipe: return "256x128x64/s3/w64x32/pipe";
-    case Tile::kTallW32PipeRows: return "256x128x64/s3/w64x32/pipe+rows";
     default: return "128x128x64/s4";
   }
 }

@@ -193,13 +193,9 @@ struct Schedule {
   // b_copy once and adds the constant strides below (checked against a_copy / b_copy in
   // sparse24/tests/ldmatrix_props.cpp). NOTE: b_copy's row mask (gk < k) is then applied per pass.
   static constexpr int kAChunksPerRow = kARowBytes / 16;
-  // A's last pass may be partial (a 12-warp 128 x 192 tile copies 512 A chunks with 384 threads):
-  // thread t takes part in pass j iff a_pass_active(t, j).
-  static constexpr int kAPasses = (kAChunks + kThreads - 1) / kThreads, kAPassRows = kThreads / kAChunksPerRow;
-  static constexpr int kALastPassThreads = kAChunks - (kAPasses - 1) * kThreads;
-  WS_HD static constexpr bool a_pass_active(int tid, int j) { return j + 1 < kAPasses || tid < kALastPassThreads; }
+  static constexpr int kAPasses = kAChunks / kThreads, kAPassRows = kThreads / kAChunksPerRow;
   static constexpr int kBPasses = kBChunks / kThreads, kBPassRows = kThreads / kBChunksPerRow;
-  static constexpr bool kStridedCopies = kThreads % kAChunksPerRow == 0 &&
+  static constexpr bool kStridedCopies = kAChunks % kThreads == 0 && kThreads % kAChunksPerRow == 0 &&
                                          kAPassRows % 8 == 0 && kBChunks % kThreads == 0 &&
                                          kThreads % kBChunksPerRow == 0 && kBPassRows % 8 == 0 &&
                                          kEChunks <= kThreads;
@@ -235,10 +231,6 @@ using ScheduleLargeDeep = Schedule<128, 256, 64, 64, 4>;  // the same, 4 stages 
 using ScheduleSmall = Schedule<128, 128, 64, 64, 4>;  // 4 warps, 128×128×64 tile
 using ScheduleSmall3 = Schedule<128, 128, 64, 64, 3>;  // the same, 3 stages (75 KB)
 using ScheduleSmallW32 = Schedule<128, 128, 64, 32, 4>;  // 8 warps of 64×32, 128×128×64 tile
-// 12 warps (2×6 of 64×32), 128×192×64 tile, 132 KB: three warps per scheduler at <= 168 registers.
-using ScheduleWideW32 = Schedule<128, 192, 64, 32, 4>;
-// 16 warps (4×4 of 64×32), 256×128×64 tile, 102 KB: four warps per scheduler at <= 128 registers.
-using ScheduleTallW32 = Schedule<256, 128, 64, 32, 3>;
 // 8 warps (4×2 of 64×64), 256×128×64 tile: the compressed A costs half of B per row, so a tall
 // tile moves ~17% fewer bytes per flop from L2 than 128×256 (34 KB vs 41 KB per 4.2 MFLOP).
 using ScheduleTall = Schedule<256, 128, 64, 64, 3>;  // 102 KB
