@@ -146,6 +146,17 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
     s.x_shared = true;
     return s;
   }
+  // Tall matrices: since x's copy overlaps each warp's first loads (485d29d), x in shared memory
+  // with 4-warp blocks beats x through L1 on the 8 tall Appendix D shapes of 7168-9216 columns at
+  // d = 0.5 (2-6 %) and 0.3 (1-4 %), and loses where rows are short: 32000x5120 at d = 0.3 (+4 %,
+  // 1536 nonzeros per row) and every tall shape at d = 0.1 (4 elements per lane). 16-warp blocks
+  // lose to 4 here, and at 12288 columns 4-warp blocks lose 8-10 % (H100, run 41). Run 43: 0.5-4 %
+  // faster at d = 1.0 / 0.7 on those shapes, 2-15 % on the 3584-5120-column ones the rule covers.
+  if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane &&
+      density * static_cast<double>(cols) >= kXSharedTallMinRowNnz) {
+    s.x_shared = true;
+    return s;
+  }
   // Wide matrices have few, long rows: the grid's last round of one-row warps runs part empty for
   // a whole (long) row's time. Two warps per row (8 per block) shorten that: 5-8 % faster on
   // 7168x28672, 8192x29568 and 12288x49152 at d = 0.5 / 0.3 / 1.0, a tie on 9216x36864, slower on

@@ -35,8 +35,12 @@ DeviceMacko<T> upload_macko(const Macko<T>& a);
 
 // The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit
-// deltas and cols >= rows (up to kXSharedDefaultMaxCols columns) it stages x in shared memory.
+// deltas it stages x in shared memory where cols >= rows (up to kXSharedDefaultMaxCols columns;
+// 16-warp blocks), and on tall matrices of at most kXSharedTallMaxCols columns whose rows hold
+// about kXSharedTallMinRowNnz nonzeros or more (density * cols; 4-warp blocks).
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
+inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
+inline constexpr double kXSharedTallMinRowNnz = 2048;
 macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0);
 
 // Whether a kernel is built for this schedule (macko_spmv rejects the others, naming those built).

@@ -168,8 +168,9 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
   run(3, 70000, 0.001, 2, false);    // very sparse wide rows: padding dominates
   run(1000, 64, 0.5, 1, false);
   run(1000, 64, 0.5, 8, false);
-  // The default schedule stages x in shared memory where cols >= rows, and splits each row over two
-  // warps where the matrix is wide (cols >= 3 rows) and x is wider than that rule allows.
+  // The default schedule stages x in shared memory where cols >= rows and on tall matrices with
+  // long enough rows, and splits each row over two warps where the matrix is wide (cols >= 3 rows)
+  // and x is wider than the first rule allows.
   {
     Case c{300, 5000, {analysis::Pattern::bernoulli, 0.5, 0}, 77, 4, gpu::default_schedule(4, 0.5, 300, 5000),
            false, false, 1.0f, 0.5f};
@@ -182,7 +183,15 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE_FALSE(w.sched.x_shared);
     REQUIRE(w.sched.row_splits == 2);
     check_case<half, half>(w);
-    REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 5001, 5000).x_shared);  // tall: x stays in L1
+    // Tall: x in shared memory (4-warp blocks) where rows are long enough, through L1 otherwise.
+    Case t{5001, 4500, {analysis::Pattern::bernoulli, 0.5, 0}, 79, 4, gpu::default_schedule(4, 0.5, 5001, 4500),
+           false, false, 1.0f, 0.5f};
+    REQUIRE(t.sched.x_shared);
+    REQUIRE(t.sched.warps_per_block == 4);
+    check_case<half, half>(t);
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 9216).x_shared);  // 4 elements per lane
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 50000, 12288).x_shared); // x wider than the rule
   }
   // Persistent grid of one warp per block and one block per SM: every warp owns dozens of rows in
   // turn, empty rows included (d = 0.01 on 64 columns leaves most rows empty).

@@ -125,8 +125,9 @@ struct Schedule {
   // x staged in shared memory by each block before its warps gather from it (a persistent grid:
   // at most the resident blocks are launched, each reads x once). Only where the values come from
   // changes, so the warp model ignores it. Needs cols * 2 bytes of shared memory per block.
-  // gpu::default_schedule picks it (with 16 warps per block) where cols >= rows: faster there in
-  // 46 of 54 measured cases, slower on most tall matrices (kernels/NOTES.md, runs 34-36).
+  // gpu::default_schedule picks it with 16 warps per block where cols >= rows (faster there in 46
+  // of 54 measured cases, kernels/NOTES.md, runs 34-36), and with 4 warps per block on tall
+  // matrices of <= 9216 columns and >= 2048 nonzeros per row (run 41).
   bool x_shared = false;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
