@@ -10,8 +10,13 @@
 
 namespace warpsparse::gpu {
 
+// A refused call also leaves its error as the runtime's last error; it is cleared here so that the
+// next launch's cudaGetLastError() does not report it again (a sticky error stays either way).
 inline void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw Error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
 }
 #define WS_CUDA(call) ::warpsparse::gpu::check_cuda((call), #call)
 

@@ -126,7 +126,7 @@ rc::Gen<Case> gen_case(bool big) {
                             std::tuple{2, 1, true, 8, 1, false}, std::tuple{1, 2, true, 8, 1, false},
                             std::tuple{2, 2, true, 8, 1, false}, std::tuple{1, 2, true, 4, 1, false},
                             std::tuple{1, 2, true, 8, 2, false}, std::tuple{1, 2, true, 8, 1, true},
-                            std::tuple{1, 2, true, 4, 1, true})
+                            std::tuple{1, 2, true, 4, 1, true}, std::tuple{1, 2, true, 8, 2, true})
                .as("acc/unroll/prefetch/lane_elems/row_splits/x_shared");
       c.sched.lane_accumulators = std::get<0>(v);
       c.sched.unroll_blocks = std::get<1>(v);
