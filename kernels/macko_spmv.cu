@@ -3,6 +3,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -134,6 +135,25 @@ std::string variant_list() {
 
 }  // namespace
 
+// Resident blocks of the 8-element fp16 x_shared kernel (registers and shared memory) x SMs x wpb.
+std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
+  const auto kernel = detail::macko_spmv_xs_kernel<detail::KernelConfig<4, 1, 2, false, true, macko::kElemsPerLane, 1, true>,
+                                                   __half, __half>;
+  int dev = 0, sms = 0, optin = 0, resident = 0;
+  cudaFuncAttributes fa{};
+  const std::size_t smem = static_cast<std::size_t>((cols * 2 + 15) / 16 * 16);
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+      cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || smem + fa.sharedSizeBytes > static_cast<std::size_t>(optin) ||
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           optin - static_cast<int>(fa.sharedSizeBytes)) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 32 * wpb, smem) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return std::int64_t{resident} * sms * wpb;
+}
+
 macko::Schedule default_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols) {
   macko::Schedule s;
   s.delta_bits = delta_bits;
@@ -153,6 +173,24 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   if (delta_bits == 4 && rows > 0 && cols >= rows && cols <= kXSharedDefaultMaxCols) {
     s.warps_per_block = 16;
     s.x_shared = true;
+    // The persistent grid works through the rows in rounds of the rows it holds at once. When the
+    // last round is less than kXSharedSplitTail full, most warps idle for a long row's time at the
+    // end; rows split over two warps (8-warp blocks) halve that unit, which pays while each half
+    // keeps kXSharedMinWarpNnz nonzeros (the tall rule's unit). H100, runs 44-45: the four
+    // Appendix D shapes with such a tail (9216x36864, 9216^2, 5120^2, 5120x13824: 1.2-2.2 rounds)
+    // gain 2.5-8 % where half rows hold >= 2560 nonzeros, tie at 2074-2304 and lose 4-9 % at
+    // 768-1382; shapes with a fuller last round (7168^2, 12288^2) lose with splits.
+    if (s.lane_elems == macko::kElemsPerLane && density * static_cast<double>(cols) >= 2 * kXSharedMinWarpNnz) {
+      const std::int64_t held = x_shared_resident_rows(cols, s.warps_per_block);
+      if (held > 0 && rows > held) {
+        const double rounds = static_cast<double>(rows) / static_cast<double>(held);
+        const double tail = rounds - std::floor(rounds);
+        if (tail > 0 && tail < kXSharedSplitTail) {
+          s.warps_per_block = 8;
+          s.row_splits = 2;
+        }
+      }
+    }
     return s;
   }
   // Tall matrices: since x's copy overlaps each warp's first loads (485d29d), x in shared memory
@@ -162,7 +200,7 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   // lose to 4 here, and at 12288 columns 4-warp blocks lose 8-10 % (H100, run 41). Run 43: 0.5-4 %
   // faster at d = 1.0 / 0.7 on those shapes, 2-15 % on the 3584-5120-column ones the rule covers.
   if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane &&
-      density * static_cast<double>(cols) >= kXSharedTallMinRowNnz) {
+      density * static_cast<double>(cols) >= kXSharedMinWarpNnz) {
     s.x_shared = true;
     return s;
   }

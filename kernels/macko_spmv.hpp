@@ -36,12 +36,20 @@ DeviceMacko<T> upload_macko(const Macko<T>& a);
 // The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit
 // deltas it stages x in shared memory where cols >= rows (up to kXSharedDefaultMaxCols columns;
-// 16-warp blocks), and on tall matrices of at most kXSharedTallMaxCols columns whose rows hold
-// about kXSharedTallMinRowNnz nonzeros or more (density * cols; 4-warp blocks).
+// 16-warp blocks), and on tall matrices of at most kXSharedTallMaxCols columns (4-warp blocks)
+// whose rows hold kXSharedMinWarpNnz nonzeros or more (expected: density * cols).
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
-inline constexpr double kXSharedTallMinRowNnz = 2048;
+inline constexpr double kXSharedMinWarpNnz = 2048;
+// Where cols >= rows, the default splits rows over two warps (8-warp blocks) when the persistent
+// grid's last round of rows is less than kXSharedSplitTail full (it queries the device for the
+// resident blocks) and each half row still holds kXSharedMinWarpNnz nonzeros.
+inline constexpr double kXSharedSplitTail = 0.5;
 macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0);
+
+// Rows the x_shared persistent grid holds at once (one warp per row, `warps_per_block`-warp blocks)
+// for an x of `cols` columns on the current device; 0 when no device answers or nothing fits.
+std::int64_t x_shared_resident_rows(std::int64_t cols, int warps_per_block);
 
 // Whether a kernel is built for this schedule (macko_spmv rejects the others, naming those built).
 // blocks_per_sm and warps_per_block are launch parameters: any valid value is served.

@@ -192,6 +192,18 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row
     REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 9216).x_shared);  // 4 elements per lane
     REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 50000, 12288).x_shared); // x wider than the rule
+    // cols >= rows: rows split over two warps when the persistent grid's last round of rows is less
+    // than kXSharedSplitTail full and half rows keep kXSharedMinWarpNnz nonzeros; whole rows
+    // otherwise. (The split x_shared kernel itself is among the random schedules above.)
+    const std::int64_t held = gpu::x_shared_resident_rows(20000, 16);
+    REQUIRE(held > 0);
+    const std::int64_t short_tail = held + held / 5, long_tail = held + held * 4 / 5;
+    REQUIRE(gpu::default_schedule(4, 0.5, short_tail, 20000).row_splits == 2);
+    REQUIRE(gpu::default_schedule(4, 0.5, short_tail, 20000).warps_per_block == 8);
+    REQUIRE(gpu::default_schedule(4, 0.5, long_tail, 20000).row_splits == 1);
+    REQUIRE(gpu::default_schedule(4, 0.5, held / 2, 20000).row_splits == 1);   // one partial round
+    REQUIRE(gpu::default_schedule(4, 0.15, short_tail, 20000).row_splits == 1);  // 4 elements per lane
+    REQUIRE(gpu::default_schedule(4, 0.2, short_tail, 20000).row_splits == 1);   // 2000 per half row
   }
   // Persistent grid of one warp per block and one block per SM: every warp owns dozens of rows in
   // turn, empty rows included (d = 0.01 on 64 columns leaves most rows empty).
