@@ -54,9 +54,8 @@ struct Variant {
 // so only the 4-element default of low densities is built beside the 8-element sweep. Rows split
 // over 2 warps (Schedule::row_splits) are built for the default schedule only, which takes them
 // for wide matrices (default_schedule); 4 splits lost by 10-60 % (kernels/NOTES.md, run 6). x in
-// shared memory with 2 splits is built as an option: with 8 warps per block it is the fastest
-// schedule measured on 9216x36864 (5-8 % over the default at d >= 0.5, run 44), whose 9216 rows
-// make 2.18 rounds of the default's resident warps; no rule picks it yet.
+// shared memory with 2 splits (8 warps per block) serves the x_shared matrices whose last round of
+// rows is short (default_schedule; runs 44-45).
 using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
                             Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
                             Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<1, 1, 2, true>,
