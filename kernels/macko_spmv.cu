@@ -63,6 +63,33 @@ using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Va
                             Variant<4, 1, 2, true, 8, 1, true>, Variant<4, 1, 2, true, 4, 1, true>,
                             Variant<4, 1, 2, true, 8, 2, true>>;
 
+// Bytes of shared memory x takes (16-byte words: the block copies it with 16-byte cp.async).
+constexpr std::size_t x_smem_bytes(std::int64_t cols, std::size_t elem_bytes) {
+  return static_cast<std::size_t>((cols * static_cast<std::int64_t>(elem_bytes) + 15) / 16 * 16);
+}
+
+// Shared memory for x_shared launches: the dynamic size a block may ask for (the opt-in maximum less
+// the kernel's static shared memory: the split kernels hold an array for the parts of their rows),
+// to which the kernel's limit is raised, and the blocks of `threads` threads with `smem` bytes of x
+// that fit on one SM (0 when x does not fit).
+struct XsFit {
+  std::size_t dyn_max = 0;
+  int resident = 0;
+};
+template <class K>
+XsFit xs_fit(K kernel, int dev, int threads, std::size_t smem) {
+  int optin = 0;
+  WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  cudaFuncAttributes fa{};
+  WS_CUDA(cudaFuncGetAttributes(&fa, kernel));
+  XsFit fit;
+  fit.dyn_max = static_cast<std::size_t>(optin) - std::min<std::size_t>(fa.sharedSizeBytes, static_cast<std::size_t>(optin));
+  if (smem > fit.dyn_max) return fit;
+  WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(fit.dyn_max)));
+  WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.resident, kernel, threads, smem));
+  return fit;
+}
+
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
                     std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
@@ -88,11 +115,11 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   }
   if constexpr (V::kXShared) {
     // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).
-    smem = static_cast<std::size_t>((cols * static_cast<std::int64_t>(sizeof(TD)) + 15) / 16 * 16);
+    smem = x_smem_bytes(cols, sizeof(TD));
     // The shared-memory limit and the occupancy depend on the kernel, device, block size and x
     // size only: looked up once per launch shape, not on every call. The kernel's dynamic
-    // shared-memory ceiling is raised to the device's opt-in maximum, so it never shrinks under a
-    // launch of another thread.
+    // shared-memory ceiling is raised to the most any x may take (xs_fit), so it never shrinks under
+    // a launch of another thread.
     struct Shape {
       const void* kernel = nullptr;
       int dev = -1, threads = 0, resident = 0;
@@ -101,21 +128,12 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
     thread_local Shape last;
     const auto* kptr = reinterpret_cast<const void*>(kernel);
     if (last.kernel != kptr || last.dev != dev || last.threads != threads || last.smem != smem) {
-      int optin = 0;
-      WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-      // The split kernels hold a static array for the parts of their rows: dynamic + static shared
-      // memory together must fit the opt-in maximum.
-      cudaFuncAttributes fa{};
-      WS_CUDA(cudaFuncGetAttributes(&fa, kernel));
-      const std::size_t dyn_max = static_cast<std::size_t>(optin) - std::min<std::size_t>(fa.sharedSizeBytes, optin);
-      require(smem <= dyn_max,
+      const XsFit fit = xs_fit(kernel, dev, threads, smem);
+      require(smem <= fit.dyn_max,
               "MACKO schedule x_shared: x needs " + std::to_string(smem) + " bytes of shared memory (" +
-                  std::to_string(cols) + " columns), the device allows " + std::to_string(dyn_max) + " per block");
-      WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dyn_max)));
-      int resident = 0;
-      WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
-      require(resident > 0, "MACKO schedule x_shared: no block of " + std::to_string(threads) + " threads fits");
-      last = Shape{kptr, dev, threads, resident, smem};
+                  std::to_string(cols) + " columns), the device allows " + std::to_string(fit.dyn_max) + " per block");
+      require(fit.resident > 0, "MACKO schedule x_shared: no block of " + std::to_string(threads) + " threads fits");
+      last = Shape{kptr, dev, threads, fit.resident, smem};
     }
     blocks = std::min<std::int64_t>(blocks, std::int64_t{sms} * last.resident);
   }
@@ -138,19 +156,15 @@ std::string variant_list() {
 std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
   const auto kernel = detail::macko_spmv_xs_kernel<detail::KernelConfig<4, 1, 2, false, true, macko::kElemsPerLane, 1, true>,
                                                    __half, __half>;
-  int dev = 0, sms = 0, optin = 0, resident = 0;
-  cudaFuncAttributes fa{};
-  const std::size_t smem = static_cast<std::size_t>((cols * 2 + 15) / 16 * 16);
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-      cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || smem + fa.sharedSizeBytes > static_cast<std::size_t>(optin) ||
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           optin - static_cast<int>(fa.sharedSizeBytes)) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 32 * wpb, smem) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
+  try {
+    int dev = 0, sms = 0;
+    WS_CUDA(cudaGetDevice(&dev));
+    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const XsFit fit = xs_fit(kernel, dev, 32 * wpb, x_smem_bytes(cols, 2));
+    return std::int64_t{fit.resident} * sms * wpb;
+  } catch (const Error&) {
+    return 0;  // no device answers
   }
-  return std::int64_t{resident} * sms * wpb;
 }
 
 macko::Schedule default_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols) {
