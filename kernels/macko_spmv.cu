@@ -160,7 +160,7 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
     int dev = 0, sms = 0;
     WS_CUDA(cudaGetDevice(&dev));
     WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const XsFit fit = xs_fit(kernel, dev, 32 * wpb, x_smem_bytes(cols, 2));
+    const XsFit fit = xs_fit(kernel, dev, 32 * wpb, x_smem_bytes(cols, sizeof(__half)));
     return std::int64_t{fit.resident} * sms * wpb;
   } catch (const Error&) {
     return 0;  // no device answers
