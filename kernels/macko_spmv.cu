@@ -30,22 +30,23 @@ template <class H> using device_t = typename DeviceType<H>::type;
 bool same_compiled(const macko::Schedule& a, const macko::Schedule& b) {
   return a.delta_bits == b.delta_bits && a.lane_accumulators == b.lane_accumulators &&
          a.unroll_blocks == b.unroll_blocks && a.prefetch == b.prefetch && a.lane_elems == b.lane_elems &&
-         a.row_splits == b.row_splits && a.x_shared == b.x_shared;
+         a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch;
 }
 std::string compiled_name(const macko::Schedule& s) {
   return "db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
          "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
          "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
-         (s.x_shared ? "/x_shared" : "");
+         (s.x_shared ? "/x_shared" : "") + (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "");
 }
 
-template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false>
+template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false,
+          int NB = 1>
 struct Variant {
-  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS;
+  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kBatch = NB;
   static constexpr bool kPrefetch = PF, kXShared = XS;
   // The kernel's own compile-time schedule (its launch parameters are placeholders).
   static constexpr macko::Schedule schedule() {
-    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS>::kSched;
+    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB>::kSched;
   }
   static bool matches(const macko::Schedule& s) { return same_compiled(s, schedule()); }
   static std::string name() { return compiled_name(schedule()); }
@@ -56,12 +57,18 @@ struct Variant {
 // for wide matrices (default_schedule); 4 splits lost by 10-60 % (kernels/NOTES.md, run 6). x in
 // shared memory with 2 splits (8 warps per block) serves the x_shared matrices whose last round of
 // rows is short (default_schedule; runs 44-45).
-using Compiled = std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>,
-                            Variant<4, 1, 1, true>, Variant<4, 2, 1, true>, Variant<4, 1, 2, true>,
-                            Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>, Variant<1, 1, 2, true>,
-                            Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>,
-                            Variant<4, 1, 2, true, 8, 1, true>, Variant<4, 1, 2, true, 4, 1, true>,
-                            Variant<4, 1, 2, true, 8, 2, true>>;
+// Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x through L1 (8 and 4
+// elements per lane, whole and split rows) and in shared memory (kernels/NOTES.md, "Batched MACKO").
+template <int NB>
+using BatchVariants = std::tuple<Variant<4, 1, 2, true, 8, 1, false, NB>, Variant<4, 1, 2, true, 4, 1, false, NB>,
+                                 Variant<4, 1, 2, true, 8, 2, false, NB>, Variant<4, 1, 2, true, 8, 1, true, NB>>;
+using Compiled = decltype(std::tuple_cat(
+    std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>, Variant<4, 1, 1, true>,
+               Variant<4, 2, 1, true>, Variant<4, 1, 2, true>, Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>,
+               Variant<1, 1, 2, true>, Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>,
+               Variant<4, 1, 2, true, 8, 1, true>, Variant<4, 1, 2, true, 4, 1, true>,
+               Variant<4, 1, 2, true, 8, 2, true>>{},
+    BatchVariants<2>{}, BatchVariants<4>{}, BatchVariants<8>{}));
 
 // Bytes of shared memory x takes (16-byte words: the block copies it with 16-byte cp.async).
 constexpr std::size_t x_smem_bytes(std::int64_t cols, std::size_t elem_bytes) {
@@ -95,9 +102,9 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
                     std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
                     int wpb, int blocks_per_sm, cudaStream_t st) {
   using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                      V::kXShared>;
+                                      V::kXShared, V::kBatch>;
   using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                    V::kXShared>;
+                                    V::kXShared, V::kBatch>;
   auto kernel = [&] {
     if constexpr (V::kXShared)
       return wide ? detail::macko_spmv_xs_kernel<Wide, TD, TYD> : detail::macko_spmv_xs_kernel<Narrow, TD, TYD>;
@@ -115,7 +122,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   }
   if constexpr (V::kXShared) {
     // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).
-    smem = x_smem_bytes(cols, sizeof(TD));
+    smem = x_smem_bytes(cols * V::kBatch, sizeof(TD));
     // The shared-memory limit and the occupancy depend on the kernel, device, block size and x
     // size only: looked up once per launch shape, not on every call. The kernel's dynamic
     // shared-memory ceiling is raised to the most any x may take (xs_fit), so it never shrinks under
@@ -131,7 +138,8 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
       const XsFit fit = xs_fit(kernel, dev, threads, smem);
       require(smem <= fit.dyn_max,
               "MACKO schedule x_shared: x needs " + std::to_string(smem) + " bytes of shared memory (" +
-                  std::to_string(cols) + " columns), the device allows " + std::to_string(fit.dyn_max) + " per block");
+                  std::to_string(cols) + " columns x batch " + std::to_string(V::kBatch) + "), the device allows " +
+                  std::to_string(fit.dyn_max) + " per block");
       require(fit.resident > 0, "MACKO schedule x_shared: no block of " + std::to_string(threads) + " threads fits");
       last = Shape{kptr, dev, threads, fit.resident, smem};
     }
@@ -167,7 +175,34 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
   }
 }
 
-macko::Schedule default_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols) {
+// Batches (Schedule::batch > 1; 4-bit deltas): the batch-1 rules below with x's shared-memory
+// footprint (cols x batch values) in place of its width, so that as many blocks stay resident; rows
+// are not split in shared memory (no such kernel is built).
+static macko::Schedule default_batch_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols, int batch) {
+  macko::Schedule s;
+  s.delta_bits = delta_bits;
+  s.batch = batch;
+  s.warps_per_block = 4;
+  s.unroll_blocks = 2;
+  s.lane_accumulators = 1;
+  s.prefetch = true;
+  if (delta_bits == 4 && density <= 0.15) s.lane_elems = 4;
+  const std::int64_t x_elems = cols * batch;
+  if (delta_bits == 4 && rows > 0 && cols >= rows && x_elems <= kXSharedDefaultMaxCols) {
+    s.warps_per_block = 16;
+    s.x_shared = true;
+  } else if (delta_bits == 4 && rows > cols && x_elems <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane &&
+             density * static_cast<double>(cols) >= kXSharedMinWarpNnz) {
+    s.x_shared = true;
+  } else if (delta_bits == 4 && s.lane_elems == macko::kElemsPerLane && rows > 0 && cols >= 3 * rows) {
+    s.warps_per_block = 8;
+    s.row_splits = 2;
+  }
+  return s;
+}
+
+macko::Schedule default_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols, int batch) {
+  if (batch != 1) return default_batch_schedule(delta_bits, density, rows, cols, batch);
   macko::Schedule s;
   s.delta_bits = delta_bits;
   s.warps_per_block = 4;
@@ -264,6 +299,9 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   require(s.delta_bits == a.delta_bits, "schedule delta bits " + std::to_string(s.delta_bits) +
                                             " differ from the matrix's " + std::to_string(a.delta_bits));
   if (a.rows == 0) return;
+  require(reinterpret_cast<std::uintptr_t>(x) % (sizeof(T) * static_cast<std::size_t>(s.batch)) == 0,
+          "MACKO batch " + std::to_string(s.batch) + ": x must be aligned to " +
+              std::to_string(sizeof(T) * static_cast<std::size_t>(s.batch)) + " bytes (one column's values are one vector load)");
   using TD = device_t<T>;
   using TYD = device_t<TY>;
   const auto* v = reinterpret_cast<const TD*>(a.values.get());

@@ -106,24 +106,47 @@ __device__ __forceinline__ int delta_sum(W w) {
   }
 }
 
-// The gathers of x read through L1 (ld.global.nc). A cursor at a column reads column + k.
+// The NB values of one column of X (Schedule::batch): one vector of 2 * NB bytes, loaded at once.
+template <class T, int NB>
+struct alignas(sizeof(T) * NB) XPack {
+  T v[NB];
+};
+// Bit-for-bit reinterpretation of a vector register as a pack (a register move after inlining).
+template <class P, class V>
+__device__ __forceinline__ P as_pack(const V& u) {
+  static_assert(sizeof(P) == sizeof(V));
+  P r;
+  __builtin_memcpy(&r, &u, sizeof(P));
+  return r;
+}
+template <class T, int NB>
+__device__ __forceinline__ XPack<T, NB> ldg_pack(const T* p) {
+  static_assert(sizeof(T) == 2, "16-bit x");
+  if constexpr (NB == 1) return {{__ldg(p)}};
+  else if constexpr (NB == 2) return as_pack<XPack<T, NB>>(__ldg(reinterpret_cast<const unsigned*>(p)));
+  else if constexpr (NB == 4) return as_pack<XPack<T, NB>>(__ldg(reinterpret_cast<const uint2*>(p)));
+  else return as_pack<XPack<T, NB>>(__ldg(reinterpret_cast<const uint4*>(p)));
+}
+
+// The gathers of x read through L1 (ld.global.nc). A cursor at a column reads column + k; with
+// NB > 1 vectors (x is cols x NB, row-major) each read is the NB-value pack of that column.
 // (SharedX below stages x in shared memory instead: Schedule::x_shared, measured in kernels/NOTES.md.)
-template <class T>
+template <class T, int NB = 1>
 struct GlobalX {  // x read through L1 (ld.global.nc)
   const T* __restrict__ x;
   __device__ __forceinline__ void ready() const {}  // nothing to wait for
   struct Cursor {
     const T* p;
-    __device__ __forceinline__ T operator[](unsigned k) const { return __ldg(p + k); }
+    __device__ __forceinline__ XPack<T, NB> operator[](unsigned k) const { return ldg_pack<T, NB>(p + k * NB); }
   };
   __device__ __forceinline__ Cursor cursor(int col) const {
-    const T* p = x + col;
+    const T* p = x + std::int64_t{col} * NB;
     // Keep p opaque: otherwise nvcc re-associates x + (col + k) into 64-bit adds per element
     // (4 instructions) instead of one IMAD.WIDE.U32 from p.
     asm("" : "+l"(p));
     return {p};
   }
-  __device__ __forceinline__ T operator()(int col) const { return __ldg(x + col); }
+  __device__ __forceinline__ XPack<T, NB> operator()(int col) const { return ldg_pack<T, NB>(x + std::int64_t{col} * NB); }
 };
 
 // x staged in shared memory by the block (Schedule::x_shared): the same values, so the same bits.
@@ -132,7 +155,7 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
 // The block's copy is issued with cp.async before the warps start their rows; ready() waits for
 // it (this thread's copies, then a block-wide barrier), and spmv_rows calls it exactly once per
 // warp, after the warp's first row loads are in flight, so the copy overlaps them.
-template <class T>
+template <class T, int NB = 1>
 struct SharedX {
   const T* s;
   __device__ __forceinline__ void ready() const {
@@ -143,15 +166,37 @@ struct SharedX {
   }
   struct Cursor {
     const T* p;
-    __device__ __forceinline__ T operator[](unsigned k) const { return p[k]; }
+    __device__ __forceinline__ XPack<T, NB> operator[](unsigned k) const {
+      return *reinterpret_cast<const XPack<T, NB>*>(p + k * NB);
+    }
   };
-  __device__ __forceinline__ Cursor cursor(int col) const { return {s + col}; }
-  __device__ __forceinline__ T operator()(int col) const { return s[col]; }
+  __device__ __forceinline__ Cursor cursor(int col) const { return {s + col * NB}; }
+  __device__ __forceinline__ XPack<T, NB> operator()(int col) const {
+    return *reinterpret_cast<const XPack<T, NB>*>(s + col * NB);
+  }
 };
+
+// acc[b][a] += v * x_b for every vector b of the batch: the batch-1 FMA, once per vector.
+template <int NB, int A, class T>
+__device__ __forceinline__ void fma_pack(float (&acc)[NB][A], int a, T v, const XPack<T, NB>& xp) {
+  const float vf = to_f32(v);
+#pragma unroll
+  for (int b = 0; b < NB; ++b) acc[b][a] = __fmaf_rn(vf, to_f32(xp.v[b]), acc[b][a]);
+}
+// The same for x at column col of an x source. With one vector the FMA is spelled as it was before
+// batches existed: as an fma_pack call, nvcc keeps more registers live in the masked steps (47
+// instead of 40 in the 4-element kernel).
+template <int NB, int A, class T, class XSrc>
+__device__ __forceinline__ void fma_x(float (&acc)[NB][A], int a, const T& v, const XSrc& x, int col) {
+  if constexpr (NB == 1)
+    acc[0][a] = __fmaf_rn(to_f32(v), to_f32(x(col).v[0]), acc[0][a]);
+  else
+    fma_pack(acc, a, v, x(col));
+}
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, bool XSHARED = false>
+          int SPLITS = 1, bool XSHARED = false, int NB = 1>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -161,6 +206,7 @@ struct KernelConfig {
   static constexpr int kLaneElems = E;
   static constexpr int kSplits = SPLITS;
   static constexpr bool kXShared = XSHARED;
+  static constexpr int kBatch = NB;
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -170,6 +216,7 @@ struct KernelConfig {
     s.lane_elems = E;
     s.row_splits = SPLITS;
     s.x_shared = XSHARED;
+    s.batch = NB;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -225,7 +272,7 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
 template <class Cfg, class T, class XSrc>
 __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t blk0, std::int64_t begin,
-                                              std::int64_t end, int lane, int& base, float (&acc)[Cfg::kAcc],
+                                              std::int64_t end, int lane, int& base, float (&acc)[Cfg::kBatch][Cfg::kAcc],
                                               const XSrc& x) {
   constexpr int DB = Cfg::kDeltaBits;
   constexpr int S = Cfg::kSteps;
@@ -267,10 +314,8 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
 #pragma unroll
           for (int k = 0; k < E / 2; ++k) {
             const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
-            acc[(2 * k) % Cfg::kAcc] =
-                __fmaf_rn(to_f32(v[2 * k]), to_f32(xb[ce]), acc[(2 * k) % Cfg::kAcc]);
-            acc[(2 * k + 1) % Cfg::kAcc] =
-                __fmaf_rn(to_f32(v[2 * k + 1]), to_f32(xb[co]), acc[(2 * k + 1) % Cfg::kAcc]);
+            fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb[ce]);
+            fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb[co]);
           }
         } else {
           static_assert(E == macko::kElemsPerLane, "fewer elements per lane: 4-bit deltas only");
@@ -280,7 +325,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
 #pragma unroll
           for (int i = 0; i < macko::kElemsPerLane; ++i) {
             col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(x(col)), acc[i % Cfg::kAcc]);
+            fma_x(acc, i % Cfg::kAcc, v[i], x, col);
           }
         }
       } else {
@@ -300,7 +345,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
         for (int i = 0; i < E; ++i) {
           if (inc[i] != 0) {
             col += inc[i];
-            acc[i % Cfg::kAcc] = __fmaf_rn(to_f32(v[i]), to_f32(x(col)), acc[i % Cfg::kAcc]);
+            fma_x(acc, i % Cfg::kAcc, v[i], x, col);
           }
         }
       }
@@ -355,9 +400,12 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
     const std::int64_t stop = splits == 1 ? end : ra.split_start(sp + 1, splits);
     const std::int64_t lo = splits == 1 ? begin : (start > begin ? start : begin);
 
-    float acc[Cfg::kAcc];
+    constexpr int NB = Cfg::kBatch;
+    float acc[NB][Cfg::kAcc];
 #pragma unroll
-    for (int k = 0; k < Cfg::kAcc; ++k) acc[k] = 0.0f;
+    for (int b = 0; b < NB; ++b)
+#pragma unroll
+      for (int k = 0; k < Cfg::kAcc; ++k) acc[b][k] = 0.0f;
     int base = -1;  // column of the last element consumed (the row starts before column 0)
     if (splits > 1 && sp > 0 && start < stop) {  // warp-uniform: lane 0 loads the part's starting column
       int b = 0;
@@ -390,24 +438,46 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       }
     }
 
-    float sum = acc[0];
+    // Per vector: the accumulators in order, then the butterfly (every lane ends with the sum).
+    float sum[NB];
 #pragma unroll
-    for (int k = 1; k < Cfg::kAcc; ++k) sum = __fadd_rn(sum, acc[k]);
+    for (int b = 0; b < NB; ++b) {
+      sum[b] = acc[b][0];
 #pragma unroll
-    for (int off = 16; off >= 1; off >>= 1) sum = __fadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, off));
+      for (int k = 1; k < Cfg::kAcc; ++k) sum[b] = __fadd_rn(sum[b], acc[b][k]);
+#pragma unroll
+      for (int off = 16; off >= 1; off >>= 1) sum[b] = __fadd_rn(sum[b], __shfl_xor_sync(0xffffffffu, sum[b], off));
+    }
     if constexpr (splits > 1) {
-      __shared__ float parts[32];  // one reduced part per warp of the block
-      if (lane == 0) parts[warp] = sum;
+      __shared__ float parts[32 * NB];  // one reduced part per warp of the block and vector
+      if (lane == 0) {
+#pragma unroll
+        for (int b = 0; b < NB; ++b) parts[warp * NB + b] = sum[b];
+      }
       row_group_bar(1 + warp / splits, 32 * splits);
       if (sp == 0) {
-        for (int k = 1; k < splits; ++k) sum = __fadd_rn(sum, parts[warp + k]);
+        for (int k = 1; k < splits; ++k)
+#pragma unroll
+          for (int b = 0; b < NB; ++b) sum[b] = __fadd_rn(sum[b], parts[(warp + k) * NB + b]);
       }
       row_group_bar(1 + warp / splits, 32 * splits);  // parts are rewritten for the next row
     }
-    if (sp == 0 && lane == 0) {
-      float out = __fmul_rn(alpha, sum);
-      if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
-      y[row] = from_f32<TY>(out);
+    if constexpr (NB == 1) {
+      if (sp == 0 && lane == 0) {
+        float out = __fmul_rn(alpha, sum[0]);
+        if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
+        y[row] = from_f32<TY>(out);
+      }
+    } else if (sp == 0 && lane < NB) {
+      // Lane b stores vector b's element: one coalesced store of the row's NB outputs.
+      float mine = sum[0];
+#pragma unroll
+      for (int b = 1; b < NB; ++b)
+        if (lane == b) mine = sum[b];
+      TY* yr = y + row * NB + lane;
+      float out = __fmul_rn(alpha, mine);
+      if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(*yr), out);
+      *yr = from_f32<TY>(out);
     }
   }
   if (!x_ready) x.ready();  // a warp without rows still arrives at the block's barrier
@@ -422,10 +492,10 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
   static_assert(!Cfg::kXShared, "x_shared schedules run macko_spmv_xs_kernel");
   (void)cols;
-  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T>{x}, y, rows, alpha, beta, split_bases);
+  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T, Cfg::kBatch>{x}, y, rows, alpha, beta, split_bases);
 }
 
-// x staged in shared memory (Schedule::x_shared). The block copies x (cols elements) once: 16-byte
+// x staged in shared memory (Schedule::x_shared). The block copies x (cols x batch elements) once: 16-byte
 // words with cp.async (all in flight at once, no registers), then the tail; each warp issues its
 // first row's loads before it waits for the copy (SharedX::ready). The grid is persistent (the host
 // launches at most the resident blocks), so x is read once per block. __launch_bounds__(1024) holds
@@ -440,14 +510,15 @@ __global__ void __launch_bounds__(1024)
   static_assert(Cfg::kXShared, "schedules without x_shared run macko_spmv_kernel");
   extern __shared__ __align__(16) unsigned char macko_xs[];
   T* xs = reinterpret_cast<T*>(macko_xs);
-  const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
+  const std::int64_t elems = cols * Cfg::kBatch;  // x is cols x batch
+  const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? elems / 8 : 0;
   const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
   for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(16 * i)),
                  "l"(reinterpret_cast<const uint4*>(x) + i)
                  : "memory");
-  for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[i] = x[i];
-  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T>{xs}, y, rows, alpha, beta, split_bases);
+  for (std::int64_t i = words * 8 + threadIdx.x; i < elems; i += blockDim.x) xs[i] = x[i];
+  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch>{xs}, y, rows, alpha, beta, split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail

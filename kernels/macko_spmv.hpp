@@ -45,7 +45,10 @@ inline constexpr double kXSharedMinWarpNnz = 2048;
 // grid's last round of rows is less than kXSharedSplitTail full (it queries the device for the
 // resident blocks) and each half row still holds kXSharedMinWarpNnz nonzeros.
 inline constexpr double kXSharedSplitTail = 0.5;
-macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0);
+// With batch > 1 (Schedule::batch, built for 4-bit deltas) x through L1 or in shared memory by the
+// rule of kernels/NOTES.md ("Batched MACKO").
+macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0,
+                                 int batch = 1);
 
 // Rows the x_shared persistent grid holds at once (one warp per row, `warps_per_block`-warp blocks)
 // for an x of `cols` columns on the current device; 0 when no device answers or nothing fits.
@@ -55,7 +58,10 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int warps_per_block);
 // blocks_per_sm and warps_per_block are launch parameters: any valid value is served.
 bool is_compiled(const macko::Schedule& s);
 
-// y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements.
+// y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements. With
+// sched.batch = B > 1, x is cols x B and y rows x B, both row-major (element (c, b) at c * B + b):
+// B vectors at once, each with the bits a batch-1 launch of the same schedule gives it.
+// x must be aligned to 2B bytes (any cudaMalloc'd buffer is).
 template <class T, class TY>
 void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float beta,
                 const macko::Schedule& sched, cudaStream_t stream = nullptr);

@@ -214,6 +214,6 @@ namespace warpsparse::macko {
 inline void showValue(const Schedule& s, std::ostream& os) {
   os << "{delta_bits=" << s.delta_bits << " lane_accumulators=" << s.lane_accumulators
      << " warps_per_block=" << s.warps_per_block << " unroll_blocks=" << s.unroll_blocks
-     << " lane_elems=" << s.lane_elems << " row_splits=" << s.row_splits << "}";
+     << " lane_elems=" << s.lane_elems << " row_splits=" << s.row_splits << " batch=" << s.batch << "}";
 }
 }  // namespace warpsparse::macko

@@ -2,6 +2,7 @@
 // and y_old (NaN-poisoned when beta = 0), run a warp model, judge it with check_spmv against the
 // oracle, and on failure dump the case to ${build}/failures/. Returns "" or the failure.
 #pragma once
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -64,6 +65,57 @@ std::string macko_case(const SparseRows<T>& m, const macko::Schedule& s, float a
   });
   if (!c.ok()) dump(m, x, y, y_old, alpha, beta, "MACKO model vs oracle: " + c.first_failure);
   return c.first_failure;
+}
+
+// The batched MACKO model (s.batch = B > 1 vectors, x and y row-major cols x B and rows x B)
+// against B batch-1 runs of the same schedule: column b must have the bits of the batch-1 model on
+// column b of x (Schedule::batch promises it), and the last column is judged against the oracle.
+template <class T, class TY>
+std::string macko_batch_case(const SparseRows<T>& m, const macko::Schedule& s, float alpha, float beta,
+                             std::uint64_t seed, MackoParams p = {}) {
+  using TX = XOf<T>;
+  p.delta_bits = s.delta_bits;
+  const Macko<T> a = encode_macko(m, p);
+  const int nb = s.batch;
+  macko::Schedule s1 = s;
+  s1.batch = 1;
+  std::vector<std::vector<TX>> xs(static_cast<std::size_t>(nb));
+  std::vector<std::vector<TY>> y_olds(static_cast<std::size_t>(nb));
+  std::vector<TX> x(static_cast<std::size_t>(m.cols * nb));
+  std::vector<TY> y_old(static_cast<std::size_t>(m.rows * nb)), y;
+  for (int b = 0; b < nb; ++b) {
+    draw_vectors(seed + static_cast<std::uint64_t>(b), m.cols, m.rows, beta, xs[b], y_olds[b]);
+    for (std::int64_t c = 0; c < m.cols; ++c) x[c * nb + b] = xs[b][c];
+    for (std::int64_t r = 0; r < m.rows; ++r) y_old[r * nb + b] = y_olds[b][r];
+  }
+  try {
+    y = macko_spmv_model<T, TX, TY>(a, x, y_old, alpha, beta, s);
+  } catch (const warp::WarpFault& f) {
+    dump(m, x, y, y_old, alpha, beta, std::string("batched MACKO emulator fault: ") + f.what());
+    return std::string("batched MACKO emulator fault: ") + f.what();
+  }
+  for (int b = 0; b < nb; ++b) {
+    const std::vector<TY> y1 = macko_spmv_model<T, TX, TY>(a, xs[b], y_olds[b], alpha, beta, s1);
+    std::vector<TY> col(static_cast<std::size_t>(m.rows));
+    for (std::int64_t r = 0; r < m.rows; ++r) col[r] = y[r * nb + b];
+    for (std::int64_t r = 0; r < m.rows; ++r)
+      if (std::memcmp(&col[r], &y1[r], sizeof(TY)) != 0) {
+        const std::string what = "batch " + std::to_string(nb) + ", vector " + std::to_string(b) + ", row " +
+                                 std::to_string(r) + ": batched model " + std::to_string(to_float(col[r])) +
+                                 " != batch-1 model " + std::to_string(to_float(y1[r]));
+        dump(m, xs[b], col, y_olds[b], alpha, beta, what);
+        return what;
+      }
+    if (b + 1 < nb) continue;
+    const SpmvCheck c = check_spmv<T, TX, TY>(decode_macko(a), xs[b], y_olds[b], alpha, beta, col, [&](std::int64_t r) {
+      return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], s.delta_bits, s);
+    });
+    if (!c.ok()) {
+      dump(m, xs[b], col, y_olds[b], alpha, beta, "batched MACKO model vs oracle: " + c.first_failure);
+      return c.first_failure;
+    }
+  }
+  return "";
 }
 
 // The CSR model (32- or 16-bit column indices) on m against the oracle.

@@ -41,6 +41,19 @@ void macko_property() {
 }
 
 template <class T, class TY>
+void macko_batch_property(std::initializer_list<int> batches) {
+  const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
+  macko::Schedule s = *gen_schedule().as("schedule");
+  s.batch = *rc::gen::elementOf(std::vector<int>(batches)).as("batch");
+  const Epilogue ep = gen_epilogue();
+  MackoParams p;
+  p.force_wide_row_pointers = *rc::gen::arbitrary<bool>().as("force_wide_row_pointers");
+  RC_TAG(s.batch);
+  const std::string failure = macko_batch_case<T, TY>(build<T>(rec), s, ep.alpha, ep.beta, rec.seed, p);
+  RC_ASSERT(failure == "");
+}
+
+template <class T, class TY>
 void csr_property() {
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
   const bool narrow = *rc::gen::arbitrary<bool>().as("16-bit column indices");
@@ -58,6 +71,39 @@ TEST_CASE("MACKO warp model equals the oracle within the fp32 bound, without fau
   ws_prop("fp32 values, fp32 out", 600, [] { macko_property<float, float>(); });
   ws_prop("int8 values, fp16 out", 500, [] { macko_property<std::int8_t, half>(); });
   ws_prop("int8 values, bf16 out", 300, [] { macko_property<std::int8_t, bfloat16>(); });
+}
+
+TEST_CASE("batched MACKO warp model: each vector has the bits of a batch-1 product, within the oracle bound") {
+  ws_prop("fp16 values, fp16 out", 300, [] { macko_batch_property<half, half>({2, 4, 8}); });
+  ws_prop("bf16 values, fp32 out", 200, [] { macko_batch_property<bfloat16, float>({2, 4, 8}); });
+  ws_prop("fp32 values, fp32 out", 100, [] { macko_batch_property<float, float>({2, 4}); });
+  ws_prop("int8 values, bf16 out", 100, [] { macko_batch_property<std::int8_t, bfloat16>({2, 4, 8}); });
+}
+
+TEST_CASE("batched MACKO model loads: one gather per element slot, each a batch-wide vector") {
+  SparseRows<half> m;
+  m.cols = 256;
+  for (int c = 0; c < 256; ++c) m.push(c, half(1.0f));
+  m.end_row();
+  const Macko<half> a = encode_macko(m);
+  std::vector<half> x(256 * 8);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = half(float(i % 8) * 0.25f);  // vector b holds b/4
+  const std::vector<float> y_old;
+  SpmvTraffic t;
+  macko::Schedule s;
+  s.batch = 8;
+  const auto y = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s, &t);
+  REQUIRE(y.size() == 8);
+  for (int b = 0; b < 8; ++b) CHECK(y[b] == 256.0f * float(b) * 0.25f);
+  CHECK(t.x.instructions == 8);                  // as with one vector
+  CHECK(t.x.bytes_requested == 8 * 32 * 16);     // 16 bytes per lane and gather
+  CHECK(t.values.instructions == 1);             // the matrix is read once
+  // x of the wrong length (cols, not cols x batch) is refused by name.
+  const std::vector<half> x1(256, half(1.0f));
+  CHECK_THROWS_WITH((macko_spmv_model<half, half, float>(a, x1, y_old, 1.0f, 0.0f, s)),
+                    Catch::Contains("cols x batch"));
+  s.batch = 3;
+  CHECK_FALSE(s.valid());
 }
 
 TEST_CASE("CSR warp model equals the oracle within the fp32 bound, without faults") {

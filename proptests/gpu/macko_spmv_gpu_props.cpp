@@ -68,10 +68,12 @@ void check_case(const Case& c) {
   p.force_wide_row_pointers = c.wide;
   const Macko<T> a = encode_macko(m, p);
 
+  // With Schedule::batch = B, x is cols x B and y rows x B (row-major).
+  const int nb = c.sched.batch;
   std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<T> x(static_cast<std::size_t>(c.cols));
+  std::vector<T> x(static_cast<std::size_t>(c.cols * nb));
   for (auto& v : x) v = from_float<T>(u(rng));
-  std::vector<TY> y0(static_cast<std::size_t>(c.rows));
+  std::vector<TY> y0(static_cast<std::size_t>(c.rows * nb));
   for (auto& v : y0) v = from_float<TY>(c.beta == 0.0f ? std::nanf("") : u(rng));  // beta==0 must not read y
 
   const std::vector<TY> model = macko_spmv_model<T, T, TY>(a, x, y0, c.alpha, c.beta, c.sched);
@@ -83,26 +85,38 @@ void check_case(const Case& c) {
   WS_CUDA(cudaDeviceSynchronize());
   const std::vector<TY> got = dy.download();
 
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    if (raw_bits(got[r]) != raw_bits(model[r])) {
-      RC_FAIL("row " + std::to_string(r) + ": kernel " + std::to_string(to_float(got[r])) + " != model " +
-              std::to_string(to_float(model[r])) + " (rows " + std::to_string(c.rows) + ", cols " +
+  for (std::int64_t i = 0; i < c.rows * nb; ++i) {
+    if (raw_bits(got[i]) != raw_bits(model[i])) {
+      const std::int64_t r = i / nb;
+      RC_FAIL("row " + std::to_string(r) + ", vector " + std::to_string(i % nb) + " of " + std::to_string(nb) +
+              ": kernel " + std::to_string(to_float(got[i])) + " != model " +
+              std::to_string(to_float(model[i])) + " (rows " + std::to_string(c.rows) + ", cols " +
               std::to_string(c.cols) + ", db " + std::to_string(c.delta_bits) + ", acc " +
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
               ", lane elements " + std::to_string(c.sched.lane_elems) + ", row splits " +
-              std::to_string(c.sched.row_splits) + ")");
+              std::to_string(c.sched.row_splits) + ", x_shared " + std::to_string(c.sched.x_shared) + ")");
     }
   }
-  // Model vs oracle within the derived bound: the rule `warpsparse verify` and the CPU properties use.
+  // Model vs oracle within the derived bound, every vector: the rule `warpsparse verify` and the
+  // CPU properties use.
   const SparseRows<T> dec = decode_macko(a);
-  const SpmvCheck chk = check_spmv<T, T, TY>(dec, x, y0, c.alpha, c.beta, model, [&](std::int64_t r) {
-    return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], c.delta_bits, c.sched);
-  });
-  if (!chk.ok()) RC_FAIL("model vs oracle: " + chk.first_failure);
+  for (int b = 0; b < nb; ++b) {
+    std::vector<T> xb(static_cast<std::size_t>(c.cols));
+    std::vector<TY> y0b(static_cast<std::size_t>(c.rows)), mb(static_cast<std::size_t>(c.rows));
+    for (std::int64_t k = 0; k < c.cols; ++k) xb[k] = x[k * nb + b];
+    for (std::int64_t r = 0; r < c.rows; ++r) {
+      y0b[r] = y0[r * nb + b];
+      mb[r] = model[r * nb + b];
+    }
+    const SpmvCheck chk = check_spmv<T, T, TY>(dec, xb, y0b, c.alpha, c.beta, mb, [&](std::int64_t r) {
+      return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], c.delta_bits, c.sched);
+    });
+    if (!chk.ok()) RC_FAIL("model vs oracle, vector " + std::to_string(b) + ": " + chk.first_failure);
+  }
 }
 
-rc::Gen<Case> gen_case(bool big) {
-  return rc::gen::exec([big] {
+rc::Gen<Case> gen_case(bool big, bool batched = false) {
+  return rc::gen::exec([big, batched] {
     Case c;
     c.rows = *rc::gen::inRange<std::int64_t>(0, big ? 300 : 70).as("rows");
     c.cols = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(1, 600), rc::gen::element<std::int64_t>(1, 7, 8, 9, 4096, 70000))
@@ -116,9 +130,21 @@ rc::Gen<Case> gen_case(bool big) {
       c.spec.param = -1;
     }
     c.seed = *rc::gen::arbitrary<std::uint64_t>().as("seed");
-    c.delta_bits = *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
+    c.delta_bits = batched ? 4 : *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
     c.sched = gpu::default_schedule(c.delta_bits);
-    if (c.delta_bits == 4) {
+    if (batched) {
+      // The compiled batch variants (kernels/macko_spmv.cu, BatchVariants): lane elements, row
+      // splits, x in shared memory; 2-byte alignment of a column's pack is the cols x batch layout's.
+      c.sched.batch = *rc::gen::element(2, 4, 8).as("batch");
+      const auto v = *rc::gen::element(std::tuple{8, 1, false}, std::tuple{4, 1, false}, std::tuple{8, 2, false},
+                                       std::tuple{8, 1, true})
+                          .as("lane_elems/row_splits/x_shared");
+      c.sched.lane_elems = std::get<0>(v);
+      c.sched.row_splits = std::get<1>(v);
+      c.sched.x_shared = std::get<2>(v);
+      // x in shared memory holds cols x batch values: keep it within a block's shared memory.
+      if (c.sched.x_shared) c.cols = std::min<std::int64_t>(c.cols, 90000 / c.sched.batch);
+    } else if (c.delta_bits == 4) {
       // The compiled 4-bit variants (kernels/macko_spmv.cu).
       const auto v =
           *rc::gen::element(std::tuple{1, 1, false, 8, 1, false}, std::tuple{1, 2, false, 8, 1, false},
@@ -152,6 +178,58 @@ TEST_CASE("MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {
   rc::prop("fp16 -> fp32", [] { check_case<half, float>(*gen_case(false)); });
   rc::prop("bf16 -> bf16", [] { check_case<bfloat16, bfloat16>(*gen_case(false)); });
   rc::prop("bf16 -> fp32", [] { check_case<bfloat16, float>(*gen_case(true)); });
+}
+
+TEST_CASE("batched MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {
+  rc::prop("fp16 -> fp16, batch 2/4/8", [] { check_case<half, half>(*gen_case(false, true)); });
+  rc::prop("fp16 -> fp32, batch 2/4/8", [] { check_case<half, float>(*gen_case(false, true)); });
+  rc::prop("bf16 -> bf16, batch 2/4/8", [] { check_case<bfloat16, bfloat16>(*gen_case(true, true)); });
+  rc::prop("bf16 -> fp32, batch 2/4/8", [] { check_case<bfloat16, float>(*gen_case(false, true)); });
+}
+
+TEST_CASE("batched MACKO kernel: fixed edge cases and the default schedule", "[gpu][macko]") {
+  auto run = [](std::int64_t rows, std::int64_t cols, double d, int batch, bool wide, macko::Schedule s) {
+    s.batch = batch;
+    Case c{rows, cols, {analysis::Pattern::bernoulli, d, 0}, 4321, 4, s, false, wide, 1.0f, 0.5f};
+    check_case<half, half>(c);
+  };
+  for (const int nb : {2, 4, 8}) {
+    run(1, 1, 1.0, nb, false, gpu::default_schedule(4, 1.0, 1, 1, nb));
+    run(37, 100, 0.0, nb, false, gpu::default_schedule(4, 0.0, 37, 100, nb));  // every output written
+    run(33, 1000, 1.0, nb, true, gpu::default_schedule(4, 1.0, 33, 1000, nb));
+    run(1, 200000, 0.3, nb, false, gpu::default_schedule(4, 0.3, 1, 200000, nb));  // one long row, split
+    run(5000, 3000, 0.1, nb, false, gpu::default_schedule(4, 0.1, 5000, 3000, nb));
+    run(3000, 4099, 0.5, nb, false, gpu::default_schedule(4, 0.5, 3000, 4099, nb));
+    // Every default the bench's shapes can ask for is compiled.
+    for (const double d : {1.0, 0.5, 0.3, 0.1, 0.05})
+      for (const auto& [r, k] : {std::pair<std::int64_t, std::int64_t>{12288, 12288}, {28672, 8192}, {4096, 4096},
+                                  {8192, 28672}, {5120, 13824}, {32000, 5120}})
+        REQUIRE(gpu::is_compiled(gpu::default_schedule(4, d, r, k, nb)));
+  }
+  // x must be aligned to one column's pack: an offset pointer is refused by name.
+  const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.5, 0}, 4, 64, 1);
+  auto da = gpu::upload_macko(encode_macko(m));
+  gpu::DeviceBuffer<half> x(64 * 8 + 8);
+  gpu::DeviceBuffer<half> y(4 * 8);
+  macko::Schedule s = gpu::default_schedule(4, 0.5, 4, 64, 8);
+  REQUIRE_THROWS_WITH((gpu::macko_spmv<half, half>(da, x.get() + 1, y.get(), 1.f, 0.f, s)),
+                      Catch::Contains("aligned to 16 bytes"));
+  // x in shared memory larger than a block allows (cols x batch values) is refused, not truncated.
+  const auto w = analysis::generate<half>({analysis::Pattern::bernoulli, 0.01, 0}, 2, 30000, 3);
+  auto dw = gpu::upload_macko(encode_macko(w));
+  gpu::DeviceBuffer<half> xw(30000 * 8);
+  gpu::DeviceBuffer<half> yw(2 * 8);
+  s.x_shared = true;
+  s.lane_elems = 8;
+  s.row_splits = 1;
+  REQUIRE_THROWS_WITH((gpu::macko_spmv<half, half>(dw, xw.get(), yw.get(), 1.f, 0.f, s)),
+                      Catch::Contains("x_shared") && Catch::Contains("batch 8"));
+  // A batch not built for these delta bits is refused by name.
+  const auto m2 = encode_macko(m, MackoParams{2});
+  auto d2 = gpu::upload_macko(m2);
+  macko::Schedule s2 = gpu::default_schedule(2, 0.5, 4, 64, 4);
+  REQUIRE_FALSE(gpu::is_compiled(s2));
+  REQUIRE_THROWS_WITH((gpu::macko_spmv<half, half>(d2, x.get(), y.get(), 1.f, 0.f, s2)), Catch::Contains("batch=4"));
 }
 
 TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {

@@ -130,6 +130,14 @@ struct Schedule {
   // matrices of <= 9216 columns and >= 2048 nonzeros per row (run 41); where cols >= rows and the
   // grid's last round of rows is short, with rows split over two warps (run 45).
   bool x_shared = false;
+  // Vectors multiplied at once (1, 2, 4 or 8): Y = alpha A X + beta Y with X of cols x batch and Y
+  // of rows x batch, both row-major, so the batch values of one column of X are one vector load
+  // (2, 4, 8 or 16 bytes at 16-bit values) and one gather serves every vector. Each vector keeps
+  // its own lane_accumulators fp32 accumulators, summed and reduced exactly as with batch 1, so
+  // column b of the result has the bits of a batch-1 product with x = column b of X. Batches of 3,
+  // 5, 6 or 7 vectors run as the next width up with extra (finite) columns whose results are not
+  // read. A batch reads the matrix once: macko-paper.txt §7 names it future work.
+  int batch = 1;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
   // Steps served by one delta load per lane, and the elements of that block.
@@ -149,6 +157,7 @@ struct Schedule {
            blocks_per_sm >= 0 &&
            (lane_elems == kElemsPerLane || ((lane_elems == 4 || lane_elems == 2) && delta_bits == 4)) &&
            (row_splits == 1 || row_splits == 2 || row_splits == 4 || row_splits == 8) &&
+           (batch == 1 || batch == 2 || batch == 4 || batch == 8) &&
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
            (row_splits == 1 || warps_per_block / row_splits <= 15);

@@ -17,6 +17,9 @@
 // the other and checks every table entry it uses against its own running column.
 // Schedule::prefetch and Schedule::x_shared change only when the loads are issued and where x is
 // read from (L1 or a shared-memory copy), not the values nor the arithmetic: the model ignores them.
+// With Schedule::batch = B > 1, x is cols x B and y rows x B (row-major): each gather of step 5 is
+// one B-value vector load of x's row col, every lane keeps A accumulators per vector, and 6 runs
+// once per vector; vector b's arithmetic is the batch-1 arithmetic on column b.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -39,9 +42,11 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
   require(sched.valid(), "invalid MACKO schedule");
   require(sched.delta_bits == a.delta_bits, "schedule delta bits " + std::to_string(sched.delta_bits) +
                                                 " differ from the matrix's " + std::to_string(a.delta_bits));
-  require(static_cast<std::int64_t>(x.size()) == a.cols, "x has " + std::to_string(x.size()) +
-                                                              " entries, expected cols = " + std::to_string(a.cols));
-  require(beta == 0.0f || static_cast<std::int64_t>(y_old.size()) == a.rows, "y has the wrong length");
+  const int nb = sched.batch;
+  require(static_cast<std::int64_t>(x.size()) == a.cols * nb,
+          "x has " + std::to_string(x.size()) + " entries, expected cols x batch = " + std::to_string(a.cols) + " x " +
+              std::to_string(nb));
+  require(beta == 0.0f || static_cast<std::int64_t>(y_old.size()) == a.rows * nb, "y has the wrong length");
 
   const int db = a.delta_bits;
   const int S = sched.steps_per_block();
@@ -66,7 +71,29 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
 
   SpmvTraffic local_traffic;
   SpmvTraffic& tr = traffic ? *traffic : local_traffic;
-  std::vector<TY> y(static_cast<std::size_t>(a.rows));
+  std::vector<TY> y(static_cast<std::size_t>(a.rows * nb));
+  // One gather: each active lane loads the nb values of x's row xidx[lane] (one vector load).
+  using XRow = std::array<TX, 8>;
+  auto gather_x = [&](std::uint32_t active, const Lanes<std::int64_t>& xidx) {
+    Lanes<XRow> out{};
+    const Lanes<std::int64_t> eidx = per_lane([&](int l) { return xidx[l] * nb; });
+    auto load = [&](auto n_c) {
+      constexpr int kN = decltype(n_c)::value;
+      const auto v = g_x.template load<kN>(active, eidx, &tr.x);
+      for (int l = 0; l < kWarpSize; ++l)
+        for (int b = 0; b < kN; ++b) out[l][b] = v[l][b];
+    };
+    switch (nb) {
+      case 1: load(std::integral_constant<int, 1>{}); break;
+      case 2: load(std::integral_constant<int, 2>{}); break;
+      case 4: load(std::integral_constant<int, 4>{}); break;
+      default:
+        if constexpr (8 * sizeof(TX) <= 16) load(std::integral_constant<int, 8>{});
+        else require(false, "a batch of 8 needs 16-bit x");
+        break;
+    }
+    return out;
+  };
 
   for (std::int64_t r = 0; r < a.rows; ++r) {
     // 1. row bounds: lanes 0 and 1 load, lane 0's and lane 1's values are broadcast.
@@ -82,12 +109,12 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
       end = p[1];
     }
     const macko::RowAligner ra(begin, end, db);
-    float row_sum = 0.0f;
+    std::array<float, 8> row_sum{};
     std::int64_t carry = -1;  // running column at the end of the parts walked so far
     for (int sp = 0; sp < splits; ++sp) {
       const std::int64_t start = ra.split_start(sp, splits), stop = ra.split_start(sp + 1, splits);
       const std::int64_t lo = std::max(begin, start);  // elements of this part: [lo, stop)
-      Lanes<std::array<float, 8>> acc{};
+      Lanes<std::array<std::array<float, 8>, 8>> acc{};  // [lane][vector][accumulator]
       std::int64_t base = -1;  // column of the last element before this step (row starts at -1)
       if (sp > 0 && start < stop) {
         // Lane 0 loads the part's starting column; shfl broadcasts it.
@@ -173,10 +200,11 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
               xidx[l] = col[l];
               gactive |= 1u << l;
             }
-            const Lanes<TX> xv = g_x.gather(gactive, xidx, &tr.x);
+            const Lanes<XRow> xv = gather_x(gactive, xidx);
             for (int l = 0; l < kWarpSize; ++l)
               if (lane_in(gactive, l))
-                acc[l][i % A] = std::fma(to_float(vals[l][i]), to_float(xv[l]), acc[l][i % A]);
+                for (int b = 0; b < nb; ++b)
+                  acc[l][b][i % A] = std::fma(to_float(vals[l][i]), to_float(xv[l][b]), acc[l][b][i % A]);
           }
           // The step's total (lane 31's inclusive sum, without base) is broadcast and added to
           // base: the shuffle does not wait for the previous step's base.
@@ -185,20 +213,25 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
         }
       }
       if (start < stop) carry = base;
-      // 6. accumulators, warp reduction; the parts are added in order.
-      Lanes<float> lane_sum{};
-      for (int l = 0; l < kWarpSize; ++l) {
-        float s = acc[l][0];
-        for (int k = 1; k < A; ++k) s = s + acc[l][k];
-        lane_sum[l] = s;
+      // 6. per vector: accumulators, warp reduction; the parts are added in order.
+      for (int b = 0; b < nb; ++b) {
+        Lanes<float> lane_sum{};
+        for (int l = 0; l < kWarpSize; ++l) {
+          float s = acc[l][b][0];
+          for (int k = 1; k < A; ++k) s = s + acc[l][b][k];
+          lane_sum[l] = s;
+        }
+        const float sum = spmv_detail::warp_reduce_sum(lane_sum);
+        row_sum[b] = sp == 0 ? sum : row_sum[b] + sum;
       }
-      const float sum = spmv_detail::warp_reduce_sum(lane_sum);
-      row_sum = sp == 0 ? sum : row_sum + sum;
     }
-    y[r] = spmv_detail::epilogue<TY>(row_sum, alpha, beta, y_old, r);
+    for (int b = 0; b < nb; ++b) y[r * nb + b] = spmv_detail::epilogue<TY>(row_sum[b], alpha, beta, y_old, r * nb + b);
+    // One store instruction per row (lanes 0..nb-1 hold the row's nb outputs, contiguous).
+    const std::uint64_t ybytes = sizeof(TY) * static_cast<std::uint64_t>(nb);
+    const std::uint64_t ysectors = (ybytes + 31) / 32;
     tr.y.instructions += 1;
-    tr.y.bytes_requested += sizeof(TY) * (beta != 0.0f ? 2 : 1);
-    tr.y.sectors += beta != 0.0f ? 2 : 1;
+    tr.y.bytes_requested += ybytes * (beta != 0.0f ? 2 : 1);
+    tr.y.sectors += ysectors * (beta != 0.0f ? 2 : 1);
     tr.y.lines += beta != 0.0f ? 2 : 1;
   }
   return y;
