@@ -57,11 +57,14 @@ struct Variant {
 // for wide matrices (default_schedule); 4 splits lost by 10-60 % (kernels/NOTES.md, run 6). x in
 // shared memory with 2 splits (8 warps per block) serves the x_shared matrices whose last round of
 // rows is short (default_schedule; runs 44-45).
-// Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x through L1 (8 and 4
-// elements per lane, whole and split rows) and in shared memory (kernels/NOTES.md, "Batched MACKO").
+// Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x through L1 (8, 4 and 2
+// elements per lane; split rows) and in shared memory (kernels/NOTES.md, "Batched MACKO").
 template <int NB>
-using BatchVariants = std::tuple<Variant<4, 1, 2, true, 8, 1, false, NB>, Variant<4, 1, 2, true, 4, 1, false, NB>,
-                                 Variant<4, 1, 2, true, 8, 2, false, NB>, Variant<4, 1, 2, true, 8, 1, true, NB>>;
+using BatchVariants =
+    std::tuple<Variant<4, 1, 2, true, 8, 1, false, NB>, Variant<4, 1, 2, true, 4, 1, false, NB>,
+               Variant<4, 1, 2, true, 2, 1, false, NB>, Variant<4, 1, 2, true, 8, 2, false, NB>,
+               Variant<4, 1, 2, true, 8, 1, true, NB>, Variant<4, 1, 2, true, 4, 1, true, NB>,
+               Variant<4, 1, 2, true, 2, 1, true, NB>>;
 using Compiled = decltype(std::tuple_cat(
     std::tuple<Variant<4, 1, 1, false>, Variant<4, 1, 2, false>, Variant<4, 2, 2, false>, Variant<4, 1, 1, true>,
                Variant<4, 2, 1, true>, Variant<4, 1, 2, true>, Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>,
@@ -122,7 +125,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   }
   if constexpr (V::kXShared) {
     // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).
-    smem = x_smem_bytes(cols * V::kBatch, sizeof(TD));
+    smem = x_smem_bytes(macko::x_shared_elems(cols, V::kBatch), sizeof(TD));
     // The shared-memory limit and the occupancy depend on the kernel, device, block size and x
     // size only: looked up once per launch shape, not on every call. The kernel's dynamic
     // shared-memory ceiling is raised to the most any x may take (xs_fit), so it never shrinks under
@@ -175,9 +178,21 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
   }
 }
 
-// Batches (Schedule::batch > 1; 4-bit deltas): the batch-1 rules below with x's shared-memory
-// footprint (cols x batch values) in place of its width, so that as many blocks stay resident; rows
-// are not split in shared memory (no such kernel is built).
+// Batches (Schedule::batch > 1, 4-bit deltas). H100, run 53 (kernels/NOTES.md, "Batched MACKO"):
+// 12288^2 and 28672x8192 at d = 1.0 / 0.5 / 0.1, batches 2 / 4 / 8, every combination of 8 / 4 / 2
+// elements per lane, x through L1 or in shared memory, 4- or 16-warp blocks.
+// - x in shared memory (swizzled packs) on 16-warp blocks, tall or wide, while two blocks fit (cols x
+//   batch <= kXSharedDefaultMaxCols values): fastest, or within 0.5 %, in all 12 cases at batches 2
+//   and 4, and up to 2.3x faster than x through L1 at d = 1 (dense gathers hit 32 L1 lines, but
+//   distinct banks of the swizzled copy).
+// - Batch 8: in shared memory only on dense-ish rows (d >= kBatchDenseDensity) and while x fits one
+//   block (kXSharedBatchMaxBytes): 1.6-3x faster there at d = 1, but 2-17 % slower at d <= 0.5.
+// - Otherwise x through L1 with 4-warp blocks; on dense-ish rows with batches of 4 or 8 the lanes
+//   take 4 elements each, which halves the L1 lines one gather touches (1.3-1.8x faster at d = 1,
+//   2-8 % slower at d = 0.5). Wide matrices (cols >= 3 rows) split rows over two warps as at batch 1
+//   up to batch 4 (run 55, 8192x28672: 1-5 % faster at d = 0.5, a tie at 0.1), not at batch 8,
+//   where the split kernel (70 registers) is 25 % (d = 0.5) to 65 % (d = 0.1) slower.
+// 8 elements per lane elsewhere: 4 and 2 won no case with x in shared memory, nor through L1 at d <= 0.5.
 static macko::Schedule default_batch_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols, int batch) {
   macko::Schedule s;
   s.delta_bits = delta_bits;
@@ -186,15 +201,18 @@ static macko::Schedule default_batch_schedule(int delta_bits, double density, st
   s.unroll_blocks = 2;
   s.lane_accumulators = 1;
   s.prefetch = true;
-  if (delta_bits == 4 && density <= 0.15) s.lane_elems = 4;
-  const std::int64_t x_elems = cols * batch;
-  if (delta_bits == 4 && rows > 0 && cols >= rows && x_elems <= kXSharedDefaultMaxCols) {
+  if (delta_bits != 4 || rows <= 0) return s;
+  const bool dense_rows = density >= kBatchDenseDensity;
+  const std::int64_t x_bytes = macko::x_shared_elems(cols, batch) * 2;
+  if ((batch <= 4 && cols * batch <= kXSharedDefaultMaxCols) ||
+      (batch == 8 && dense_rows && x_bytes <= kXSharedBatchMaxBytes)) {
     s.warps_per_block = 16;
     s.x_shared = true;
-  } else if (delta_bits == 4 && rows > cols && x_elems <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane &&
-             density * static_cast<double>(cols) >= kXSharedMinWarpNnz) {
-    s.x_shared = true;
-  } else if (delta_bits == 4 && s.lane_elems == macko::kElemsPerLane && rows > 0 && cols >= 3 * rows) {
+    return s;
+  }
+  if (dense_rows && batch >= 4) {
+    s.lane_elems = 4;
+  } else if (cols >= 3 * rows && batch <= 4) {
     s.warps_per_block = 8;
     s.row_splits = 2;
   }

@@ -164,16 +164,24 @@ struct SharedX {
     // row, or after the row loop when they have none), each exactly once.
     asm volatile("bar.sync 0;\n" ::: "memory");
   }
+  // With NB > 1 the packs are swizzled (macko::x_pack_slot), so a column's address is computed
+  // whole rather than as an offset from the cursor.
+  __device__ __forceinline__ XPack<T, NB> at(unsigned c) const {
+    return reinterpret_cast<const XPack<T, NB>*>(s)[macko::x_pack_slot(c, NB)];
+  }
   struct Cursor {
     const T* p;
+    int col;
     __device__ __forceinline__ XPack<T, NB> operator[](unsigned k) const {
-      return *reinterpret_cast<const XPack<T, NB>*>(p + k * NB);
+      if constexpr (NB == 1) return {{p[k]}};
+      else return SharedX{p}.at(static_cast<unsigned>(col) + k);
     }
   };
-  __device__ __forceinline__ Cursor cursor(int col) const { return {s + col * NB}; }
-  __device__ __forceinline__ XPack<T, NB> operator()(int col) const {
-    return *reinterpret_cast<const XPack<T, NB>*>(s + col * NB);
+  __device__ __forceinline__ Cursor cursor(int col) const {
+    if constexpr (NB == 1) return {s + col, col};
+    else return {s, col};
   }
+  __device__ __forceinline__ XPack<T, NB> operator()(int col) const { return at(static_cast<unsigned>(col)); }
 };
 
 // acc[b][a] += v * x_b for every vector b of the batch: the batch-1 FMA, once per vector.
@@ -510,14 +518,27 @@ __global__ void __launch_bounds__(1024)
   static_assert(Cfg::kXShared, "schedules without x_shared run macko_spmv_kernel");
   extern __shared__ __align__(16) unsigned char macko_xs[];
   T* xs = reinterpret_cast<T*>(macko_xs);
-  const std::int64_t elems = cols * Cfg::kBatch;  // x is cols x batch
-  const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? elems / 8 : 0;
   const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
-  for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(16 * i)),
-                 "l"(reinterpret_cast<const uint4*>(x) + i)
-                 : "memory");
-  for (std::int64_t i = words * 8 + threadIdx.x; i < elems; i += blockDim.x) xs[i] = x[i];
+  if constexpr (Cfg::kBatch == 1) {
+    const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
+    for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(16 * i)),
+                   "l"(reinterpret_cast<const uint4*>(x) + i)
+                   : "memory");
+    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[i] = x[i];
+  } else {
+    // One cp.async per column: its pack (2 * batch bytes, aligned: the host checks x) to its
+    // swizzled slot (macko::x_pack_slot).
+    constexpr int kPackBytes = 2 * Cfg::kBatch;
+    for (unsigned c = threadIdx.x; c < cols; c += blockDim.x) {
+      const std::uint32_t dst = xs_base + kPackBytes * macko::x_pack_slot(c, Cfg::kBatch);
+      const T* src = x + std::int64_t{c} * Cfg::kBatch;
+      if constexpr (kPackBytes == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+      else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
+    }
+  }
   spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch>{xs}, y, rows, alpha, beta, split_bases);
 }
 

@@ -45,8 +45,12 @@ inline constexpr double kXSharedMinWarpNnz = 2048;
 // grid's last round of rows is less than kXSharedSplitTail full (it queries the device for the
 // resident blocks) and each half row still holds kXSharedMinWarpNnz nonzeros.
 inline constexpr double kXSharedSplitTail = 0.5;
-// With batch > 1 (Schedule::batch, built for 4-bit deltas) x through L1 or in shared memory by the
-// rule of kernels/NOTES.md ("Batched MACKO").
+inline constexpr double kBatchDenseDensity = 0.75;
+inline constexpr std::int64_t kXSharedBatchMaxBytes = 196608;  // 12288 columns x 8 vectors x 2 bytes
+// With batch > 1 (Schedule::batch, built for 4-bit deltas) x is in shared memory (swizzled packs,
+// 16-warp blocks) while two blocks fit at batches 2 and 4, and at batch 8 on rows of density >=
+// kBatchDenseDensity while one block fits (kXSharedBatchMaxBytes); otherwise through L1
+// (kernels/macko_spmv.cu, default_batch_schedule; kernels/NOTES.md, "Batched MACKO").
 macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0,
                                  int batch = 1);
 

@@ -106,6 +106,38 @@ TEST_CASE("batched MACKO model loads: one gather per element slot, each a batch-
   CHECK_FALSE(s.valid());
 }
 
+TEST_CASE("batched x in shared memory: the pack swizzle is a bijection inside each row, and dense gathers are conflict-free") {
+  for (const int nb : {2, 4, 8}) {
+    const std::int64_t p = macko::x_packs_per_row(nb);
+    REQUIRE(p * nb * 2 == 128);
+    // Exhaustive over 64 rows of packs: each row's slots are a permutation of the row.
+    for (std::int64_t row = 0; row < 64; ++row) {
+      std::vector<int> seen(static_cast<std::size_t>(p), 0);
+      for (std::int64_t c = row * p; c < (row + 1) * p; ++c) {
+        const std::int64_t slot = macko::x_pack_slot(c, nb);
+        REQUIRE(slot / p == row);
+        ++seen[static_cast<std::size_t>(slot % p)];
+      }
+      for (const int n : seen) REQUIRE(n == 1);
+    }
+    REQUIRE(macko::x_shared_elems(1, nb) == p * nb);
+    REQUIRE(macko::x_shared_elems(p + 1, nb) == 2 * p * nb);
+    // A dense row (d = 1, 8 elements per lane): gather k of lane l reads column 8l + k. The lanes that
+    // share one shared-memory wavefront (128 bytes: 128 / (2 nb) lanes) must hit distinct 16-byte
+    // bank groups, i.e. distinct slots modulo p... for 16-byte packs; for smaller packs distinct slots.
+    const int lanes_per_wavefront = static_cast<int>(128 / (2 * nb));
+    for (int k = 0; k < 8; ++k)
+      for (int first = 0; first < 32; first += lanes_per_wavefront) {
+        std::vector<int> banks(static_cast<std::size_t>(p), 0);
+        for (int l = first; l < first + lanes_per_wavefront && l < 32; ++l)
+          ++banks[static_cast<std::size_t>(macko::x_pack_slot<std::int64_t>(8 * l + k, nb) % p)];
+        for (const int n : banks) CHECK(n <= 1);
+      }
+  }
+  CHECK(macko::x_pack_slot(12345, 1) == 12345);  // one vector: no swizzle
+  CHECK(macko::x_shared_elems(1001, 1) == 1001);
+}
+
 TEST_CASE("CSR warp model equals the oracle within the fp32 bound, without faults") {
   ws_prop("fp16 values, fp16 out", 600, [] { csr_property<half, half>(); });
   ws_prop("bf16 values, fp32 out", 400, [] { csr_property<bfloat16, float>(); });

@@ -136,8 +136,9 @@ rc::Gen<Case> gen_case(bool big, bool batched = false) {
       // The compiled batch variants (kernels/macko_spmv.cu, BatchVariants): lane elements, row
       // splits, x in shared memory; 2-byte alignment of a column's pack is the cols x batch layout's.
       c.sched.batch = *rc::gen::element(2, 4, 8).as("batch");
-      const auto v = *rc::gen::element(std::tuple{8, 1, false}, std::tuple{4, 1, false}, std::tuple{8, 2, false},
-                                       std::tuple{8, 1, true})
+      const auto v = *rc::gen::element(std::tuple{8, 1, false}, std::tuple{4, 1, false}, std::tuple{2, 1, false},
+                                       std::tuple{8, 2, false}, std::tuple{8, 1, true}, std::tuple{4, 1, true},
+                                       std::tuple{2, 1, true})
                           .as("lane_elems/row_splits/x_shared");
       c.sched.lane_elems = std::get<0>(v);
       c.sched.row_splits = std::get<1>(v);
@@ -206,6 +207,20 @@ TEST_CASE("batched MACKO kernel: fixed edge cases and the default schedule", "[g
                                   {8192, 28672}, {5120, 13824}, {32000, 5120}})
         REQUIRE(gpu::is_compiled(gpu::default_schedule(4, d, r, k, nb)));
   }
+  // The rule (default_batch_schedule): shared memory while it fits two blocks at batches 2 and 4, at
+  // batch 8 on dense-ish rows only; through L1 otherwise, with 4 elements per lane on dense-ish rows.
+  for (const int nb : {2, 4}) {
+    REQUIRE(gpu::default_schedule(4, 0.1, 28672, 8192, nb).x_shared);
+    REQUIRE(gpu::default_schedule(4, 0.1, 28672, 8192, nb).warps_per_block == 16);
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 4096, 28672, nb).x_shared);
+  }
+  REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 12288, 12288, 8).x_shared);
+  REQUIRE(gpu::default_schedule(4, 0.5, 12288, 12288, 8).lane_elems == 8);
+  REQUIRE(gpu::default_schedule(4, 1.0, 12288, 12288, 8).x_shared);
+  REQUIRE_FALSE(gpu::default_schedule(4, 1.0, 8192, 28672, 8).x_shared);
+  REQUIRE(gpu::default_schedule(4, 1.0, 8192, 28672, 8).lane_elems == 4);
+  REQUIRE(gpu::default_schedule(4, 0.5, 4096, 28672, 4).row_splits == 2);
+  REQUIRE(gpu::default_schedule(4, 0.5, 4096, 28672, 8).row_splits == 1);
   // x must be aligned to one column's pack: an offset pointer is refused by name.
   const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.5, 0}, 4, 64, 1);
   auto da = gpu::upload_macko(encode_macko(m));

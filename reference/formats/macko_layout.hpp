@@ -164,6 +164,26 @@ struct Schedule {
   }
 };
 
+// Batched x in shared memory (Schedule::batch = B > 1 with x_shared): column c's pack of B 16-bit
+// values (2B bytes) sits at pack slot x_pack_slot(c, B), an XOR swizzle inside each 128-byte row of
+// 64/B packs. At high density the lanes of one gather read columns lane_elems apart, so unswizzled
+// the packs of 8 lanes (B = 8: 16 bytes each, one quarter warp per shared-memory wavefront) would
+// all fall in the same four banks; swizzled, lanes in consecutive rows land in distinct banks.
+// The kernel alone reads this layout (the warp model reads x as given), so it changes no result.
+WS_HD constexpr int x_packs_per_row(int batch) { return 64 / batch; }
+template <class I>
+WS_HD constexpr I x_pack_slot(I c, int batch) {
+  if (batch == 1) return c;
+  const I p = static_cast<I>(x_packs_per_row(batch));
+  return c ^ ((c / p) & (p - 1));
+}
+// 16-bit elements the block's copy of x takes: whole rows of packs when swizzled.
+WS_HD constexpr std::int64_t x_shared_elems(std::int64_t cols, int batch) {
+  if (batch == 1) return cols;
+  const std::int64_t p = x_packs_per_row(batch);
+  return (cols + p - 1) / p * p * batch;
+}
+
 static_assert(align_unit(4) == 8 && align_unit(2) == 16 && align_unit(1) == 32 && align_unit(8) == 8);
 static_assert(elems_per_block(2) == 512, "paper §4.4.1: 128 B of 2-bit deltas cover two steps");
 static_assert(kElemsPerLane * 16 / 8 == 16, "one lane's fp16 values are one 16-byte vector");
