@@ -1,5 +1,6 @@
-// Host-only tests of the benchmark harness: percentiles, the CSV/JSON writer, and the parallel
-// encoders (which must give exactly what the reference encoders give on the whole matrix).
+// Host-only tests of the benchmark harness: percentiles, the CSV/JSON writer, the parallel
+// encoders (which must give exactly what the reference encoders give on the whole matrix), and
+// the output check of batched products.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -10,6 +11,7 @@
 #include "analysis/patterns.hpp"
 #include "bench/bench_stats.hpp"
 #include "bench/matrix_gen.hpp"
+#include "bench/spmv_check.hpp"
 
 using namespace warpsparse;
 using namespace warpsparse::bench;
@@ -146,4 +148,66 @@ TEST_CASE("oracle matches a direct double dot product", "[gen]") {
     CHECK(o.y[r] == Approx(s).epsilon(1e-12));
     CHECK(o.row_nnz[r] == 20);
   }
+}
+
+TEST_CASE("the batched check compares column b of a row-major y with the oracle of vector b", "[check]") {
+  const analysis::PatternSpec spec{analysis::Pattern::exact_nnz, 0.5, 0.0};
+  const std::int64_t rows = 30, cols = 40;
+  const auto m = generate_blocks<half>(spec, rows, cols, 5, 3);
+  constexpr int kB = 4;
+  std::vector<std::vector<half>> xs;
+  std::vector<Oracle> oracles;
+  for (int b = 0; b < kB; ++b) {
+    xs.push_back(random_vector<half>(cols, 100 + b));
+    oracles.push_back(spmv_oracle_parallel(m, xs.back(), 3));
+  }
+  const auto x = interleave_columns<half>(xs);
+  REQUIRE(x.size() == std::size_t(cols * kB));
+  for (std::int64_t c = 0; c < cols; ++c)
+    for (int b = 0; b < kB; ++b) CHECK(to_float(x[c * kB + b]) == to_float(xs[b][c]));
+
+  // The exact products rounded to fp16, interleaved: within every row's bound.
+  std::vector<half> y(static_cast<std::size_t>(rows * kB));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (int b = 0; b < kB; ++b) y[r * kB + b] = from_float<half>(static_cast<float>(oracles[b].y[r]));
+  const auto chain = [](std::int64_t) { return std::int64_t{8}; };
+  const Check ok = check_output(y, std::span<const Oracle>(oracles), chain);
+  CHECK(ok.pass);
+  CHECK(ok.nonfinite == 0);
+  CHECK(ok.worst_ratio <= 1.0);
+  // The first two vectors alone are a batch of two: a y laid out for four is refused.
+  CHECK_THROWS_AS(check_output(y, std::span<const Oracle>(oracles.data(), 2), chain), Error);
+
+  // Row 7 with its vectors 1 and 2 swapped (a transposed layout would do this everywhere): caught,
+  // and named by row and vector.
+  std::int64_t row = 7;
+  while (std::abs(oracles[1].y[row] - oracles[2].y[row]) < 0.5) ++row;
+  auto swapped = y;
+  std::swap(swapped[row * kB + 1], swapped[row * kB + 2]);
+  const Check bad = check_output(swapped, std::span<const Oracle>(oracles), chain);
+  CHECK_FALSE(bad.pass);
+  CHECK(bad.worst_row == row);
+  CHECK((bad.worst_col == 1 || bad.worst_col == 2));
+
+  // An unwritten element (NaN poison) fails and is located.
+  auto poisoned = y;
+  poisoned[11 * kB + 3] = from_float<half>(std::nanf(""));
+  const Check nan = check_output(poisoned, std::span<const Oracle>(oracles), chain);
+  CHECK_FALSE(nan.pass);
+  CHECK(nan.nonfinite == 1);
+  CHECK(nan.worst_row == 11);
+  CHECK(nan.worst_col == 3);
+
+  // Half of u_fp16 sum|a x| on one element: beyond the fp32 bound, within the one for partial sums
+  // kept in the output type.
+  auto partial = y;
+  const double shift = 0.5 * std::ldexp(1.0, -11) * oracles[0].abs_sum[3];
+  partial[3 * kB] = from_float<half>(static_cast<float>(oracles[0].y[3] + shift));
+  CHECK_FALSE(check_output(partial, std::span<const Oracle>(oracles), chain).pass);
+  CHECK(check_output(partial, std::span<const Oracle>(oracles), chain, 1.0).pass);
+
+  // Batch 1 is the plain check: vector 0's column alone.
+  std::vector<half> y0(static_cast<std::size_t>(rows));
+  for (std::int64_t r = 0; r < rows; ++r) y0[r] = y[r * kB];
+  CHECK(check_output(y0, std::span<const Oracle>(oracles.data(), 1), chain).pass);
 }

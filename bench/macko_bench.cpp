@@ -1,13 +1,18 @@
 // ws_bench_macko: MACKO SpMV against its baselines, in one program and one run.
 //
-// Kernels per case (same matrix, same x, y = A x with fp32 accumulation):
-//   cublas_gemv   cublasGemmEx on the dense matrix (fp16/bf16 in and out, CUBLAS_COMPUTE_32F)
-//   cusparse_csr  cusparseSpMV on CSR (32-bit indices, fp16/bf16 values, CUDA_R_32F compute)
-//   csr_warp      our plain CSR kernel (kernels/csr_spmv.hpp), one warp per row
+// Kernels per case (same matrix, same x, y = A x with fp32 accumulation), at each --batch B
+// (B vectors at once: x is cols x B and y rows x B, both row-major, as macko::Schedule::batch):
+//   cublas_gemv   B = 1: cublasGemmEx on the dense matrix (fp16/bf16 in and out, CUBLAS_COMPUTE_32F)
+//   cublas_gemm   B > 1: the same call with N = B
+//   cusparse_csr  B = 1: cusparseSpMV on CSR (32-bit indices, fp16/bf16 values, CUDA_R_32F compute)
+//   cusparse_spmm B > 1: cusparseSpMM (CSR_ALG3) on the same CSR, X and Y dense in row order
+//   csr_warp      B = 1: our plain CSR kernel (kernels/csr_spmv.hpp), one warp per row
 //   macko         the MACKO kernel (kernels/macko_spmv.hpp), one row per schedule swept
-//   copy          cudaMemcpyAsync D2D moving the MACKO case's bytes (read + write): the floor
-// Every kernel is checked against a double-precision oracle over all rows (computed on the
-// host with threads) before it is timed; see README.md for the method and the columns.
+//   copy          B = 1: cudaMemcpyAsync D2D moving the MACKO case's bytes (read + write): the floor
+//   read, row_stream*  B = 1: streaming bounds of the MACKO arrays (bench/stream_baselines.hpp)
+// Every output element is checked against a double-precision oracle of its own vector (computed on
+// the host with threads, bench/spmv_check.hpp) before it is timed; see README.md for the method and
+// the columns.
 #include <cublas_v2.h>
 #include <cusparse.h>
 
@@ -22,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,6 +39,7 @@
 #include "bench/cublas_check.hpp"
 #include "analysis/effd.hpp"  // paper_shapes
 #include "bench/matrix_gen.hpp"
+#include "bench/spmv_check.hpp"
 #include "kernels/csr_spmv.hpp"
 #include "reference/models/spmv_common.hpp"
 #include "kernels/macko_spmv.hpp"
@@ -60,6 +67,12 @@ struct Options : CommonOptions {
   std::string delta_bits = "4";
   std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
+  std::string batch = "1";  // vectors per product (macko::Schedule::batch)
+  // cusparseSpMM with row-order X and Y: CSR_ALG3 is the one that meets the fp32 bound, and the
+  // fastest by 4-230x (H100, CUDA 13.0, batches 2 and 8 on 4096^2 and 12288^2 at d = 0.5 and 0.1,
+  // fp16 and bf16): the default, CSR_ALG1 and CSR_ALG2 exceed the bound on most of these cases, by
+  // up to 29x, as if they summed in the output type.
+  std::string spmm_alg = "csr_alg3";
   int csr_warps_per_block = 8;
   int threads = default_threads();
   bool host_only = false;
@@ -155,51 +168,11 @@ std::uint64_t case_seed(std::uint64_t seed, const Case& c) {
   return h;
 }
 
-// --- correctness ---------------------------------------------------------------------------------
-struct Check {
-  double max_abs = 0, max_rel = 0, worst_ratio = 0;
-  std::int64_t worst_row = -1, nonfinite = 0;
-  bool pass = true;
-};
-
-// err_i <= gamma_{k_i + 2} sum_j |a_ij x_j| + u_out |y_i| + tiny (spmv_common.hpp's SpmvBound),
-// with k_i the longest chain of fp32 roundings the kernel can apply to row i. max_rel is
-// max_i |err_i| / max_i |y_i| (error relative to the output's scale; a per-row ratio explodes
-// on rows whose exact sum is near zero).
-template <class T>
-Check check_output(const std::vector<T>& y, const Oracle& o, const std::function<std::int64_t(std::int64_t)>& chain) {
-  Check c;
-  double ymax = 0;
-  for (std::size_t r = 0; r < y.size(); ++r) ymax = std::max(ymax, std::abs(o.y[r]));
-  const SpmvBound b;
-  for (std::size_t r = 0; r < y.size(); ++r) {
-    const double got = to_float(y[r]);
-    if (!std::isfinite(got)) {
-      ++c.nonfinite;
-      c.pass = false;
-      if (c.worst_row < 0) c.worst_row = static_cast<std::int64_t>(r);
-      continue;
-    }
-    const double err = std::abs(got - o.y[r]);
-    const auto rr = static_cast<std::int64_t>(r);
-    const double bound = b.bound<T>(chain(rr), o.abs_sum[r], o.y[r], o.row_nnz[r]);
-    c.max_abs = std::max(c.max_abs, err);
-    const double ratio = err / bound;
-    if (ratio > c.worst_ratio) {
-      c.worst_ratio = ratio;
-      c.worst_row = rr;
-    }
-    if (err > bound) c.pass = false;
-  }
-  c.max_rel = ymax > 0 ? c.max_abs / ymax : c.max_abs;
-  if (c.nonfinite > 0) c.max_abs = c.max_rel = std::numeric_limits<double>::infinity();
-  return c;
-}
-
 // --- one measured kernel ---------------------------------------------------------------------------
 struct Measured {
   std::string kernel, schedule;
   int delta_bits = 0;
+  int batch = 1;
   Summary t;
   std::uint64_t bytes = 0;
   std::optional<Check> check;
@@ -220,10 +193,22 @@ struct Context {
   std::vector<std::string> table;
   int failures = 0;
   std::map<std::string, bool> warned;
+  std::vector<int> batches;  // --batch, in the order given, without repeats
   bool want(const std::string& k) const {
     const auto ks = split_list(opt.kernels);
     return std::find(ks.begin(), ks.end(), k) != ks.end();
   }
+  // Either name of a vendor baseline selects it at every batch (one vector or several).
+  bool want_cublas() const { return want("cublas_gemv") || want("cublas_gemm"); }
+  bool want_cusparse() const { return want("cusparse_csr") || want("cusparse_spmm"); }
+  bool has_batch(int b) const { return std::find(batches.begin(), batches.end(), b) != batches.end(); }
+  // Prints msg on stderr the first time `key` comes up; repeats (the same skip on every case) stay quiet.
+  void note_once(const std::string& key, const std::string& msg) {
+    if (warned[key]) return;
+    warned[key] = true;
+    std::fprintf(stderr, "%s\n", msg.c_str());
+  }
+  void note_once(const std::string& msg) { note_once(msg, msg); }
 };
 
 template <class T> constexpr cudaDataType cuda_type();
@@ -236,22 +221,27 @@ void poison(gpu::DeviceBuffer<T>& y, cudaStream_t s) {
   WS_CUDA(cudaMemsetAsync(y.get(), 0xff, y.bytes(), s));
 }
 
-// Poisons y, runs once, checks against the oracle, then times.
+// Poisons y, runs once, checks every element against the oracle of its vector (one oracle per
+// vector of the batch: y is rows x oracles.size()), then times.
+// output_partials: see check_output.
 template <class T>
-Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuffer<T>& y, const Oracle& o,
-                         const std::function<std::int64_t(std::int64_t)>& chain,
-                         const std::function<void(cudaStream_t)>& launch) {
+Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuffer<T>& y,
+                         std::span<const Oracle> oracles, const std::function<std::int64_t(std::int64_t)>& chain,
+                         const std::function<void(cudaStream_t)>& launch, double output_partials = 0) {
   Measured m;
   m.kernel = kernel;
+  m.batch = static_cast<int>(oracles.size());
   poison(y, ctx.stream);
   launch(ctx.stream);
   WS_CUDA(cudaGetLastError());
   WS_CUDA(cudaStreamSynchronize(ctx.stream));
-  m.check = check_output(y.download(), o, chain);
+  m.check = check_output(y.download(), oracles, chain, output_partials);
   if (!m.check->pass) {
     ++ctx.failures;
-    std::fprintf(stderr, "  FAIL %s: max_abs_err %.3g, worst row %lld (err/bound %.3g), %lld non-finite\n",
-                 kernel.c_str(), m.check->max_abs, static_cast<long long>(m.check->worst_row), m.check->worst_ratio,
+    std::fprintf(stderr,
+                 "  FAIL %s batch %d: max_abs_err %.3g, worst row %lld vector %lld (err/bound %.3g), %lld non-finite\n",
+                 kernel.c_str(), m.batch, m.check->max_abs, static_cast<long long>(m.check->worst_row),
+                 static_cast<long long>(m.check->worst_col), m.check->worst_ratio,
                  static_cast<long long>(m.check->nonfinite));
   }
   m.t = time_launches(launch, ctx.timing, *ctx.flusher, ctx.stream);
@@ -267,9 +257,11 @@ std::string schedule_str(const macko::Schedule& s) {
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
 // --prefetch, --blocks-per-sm, --lane-elems, --row-splits and --x-shared lists; a list left empty keeps the
-// default schedule's value. Combinations that are not valid schedules (a split count that does not
-// divide the warps per block) or have no kernel built are skipped with a note on stderr.
-std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::Schedule& def) {
+// default schedule's value, and the batch is always def's. Combinations that are not valid schedules
+// (a split count that does not divide the warps per block) or have no kernel built (batch > 1 with
+// deltas other than 4 bits) are skipped with a note on stderr, once per run.
+std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def) {
+  const Options& o = ctx.opt;
   auto list = [](const std::string& s, int fallback, const char* what) {
     return s.empty() ? std::vector<int>{fallback} : parse_ints(s, what);
   };
@@ -291,15 +283,49 @@ std::vector<macko::Schedule> schedules_to_sweep(const Options& o, const macko::S
                   s.lane_elems = e;
                   s.row_splits = sp;
                   s.x_shared = xs != 0;
-                  if (!s.valid()) std::fprintf(stderr, "# skipped schedule %s: not valid\n", schedule_str(s).c_str());
-                  else if (!gpu::is_compiled(s))
-                    std::fprintf(stderr, "# skipped schedule %s: no kernel is built for it\n", schedule_str(s).c_str());
+                  const std::string what = "# skipped schedule db=" + std::to_string(s.delta_bits) + " " +
+                                           schedule_str(s) + " at batch " + std::to_string(s.batch);
+                  if (!s.valid()) ctx.note_once(what + ": not valid");
+                  else if (!gpu::is_compiled(s)) ctx.note_once(what + ": no kernel is built for it");
                   else out.push_back(s);
                 }
   return out;
 }
 
+// cusparseSpMM's algorithm by its --cusparse-spmm-alg name.
+cusparseSpMMAlg_t spmm_alg(const std::string& name) {
+  if (name == "default") return CUSPARSE_SPMM_ALG_DEFAULT;
+  if (name == "csr_alg1") return CUSPARSE_SPMM_CSR_ALG1;
+  if (name == "csr_alg2") return CUSPARSE_SPMM_CSR_ALG2;
+  if (name == "csr_alg3") return CUSPARSE_SPMM_CSR_ALG3;
+  throw Error("unknown cuSPARSE SpMM algorithm '" + name + "' (expected default, csr_alg1, csr_alg2 or csr_alg3)");
+}
+
 // --- one case ------------------------------------------------------------------------------------
+// cuSPARSE descriptors of one product, destroyed on every way out.
+struct CusparseDescrs {
+  cusparseSpMatDescr_t mat = nullptr;
+  cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
+  cusparseDnMatDescr_t mx = nullptr, my = nullptr;
+  CusparseDescrs() = default;
+  CusparseDescrs(const CusparseDescrs&) = delete;
+  CusparseDescrs& operator=(const CusparseDescrs&) = delete;
+  ~CusparseDescrs() {
+    if (mat) cusparseDestroySpMat(mat);
+    if (vx) cusparseDestroyDnVec(vx);
+    if (vy) cusparseDestroyDnVec(vy);
+    if (mx) cusparseDestroyDnMat(mx);
+    if (my) cusparseDestroyDnMat(my);
+  }
+};
+
+// One batch's device operands: x (cols x n) and y (rows x n), row-major (n = 1: plain vectors).
+template <class T>
+struct BatchIo {
+  int n = 1;
+  gpu::DeviceBuffer<T> x, y;
+};
+
 template <class T>
 void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total) {
   const Options& o = ctx.opt;
@@ -328,19 +354,34 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   }
   phase("generate");
   const std::int64_t nnz = m->nnz();
-  const std::vector<T> x = random_vector<T>(c.cols, case_seed(o.seed, c) ^ 0x5851F42D4C957F2Dull);
-  const Oracle oracle = spmv_oracle_parallel(*m, x, o.threads);
+  // One x per vector of the largest batch, each with its own oracle. Vector 0 keeps the seed the
+  // single vector always had, so --batch 1 measures the products it measured before batches, and
+  // vector b is the same in every batch that holds it.
+  const int max_batch = *std::max_element(ctx.batches.begin(), ctx.batches.end());
+  const std::uint64_t x_seed = case_seed(o.seed, c) ^ 0x5851F42D4C957F2Dull;
+  std::vector<std::vector<T>> xs;
+  std::vector<Oracle> oracles;
+  for (int b = 0; b < max_batch; ++b) {
+    xs.push_back(random_vector<T>(c.cols, x_seed ^ (static_cast<std::uint64_t>(b) * 0x9E3779B97F4A7C15ull)));
+    oracles.push_back(spmv_oracle_parallel(*m, xs.back(), o.threads));
+  }
   phase("oracle");
   const bool csr_fits = nnz <= std::numeric_limits<std::int32_t>::max();
+  const bool want_csr_warp = ctx.want("csr_warp") && ctx.has_batch(1);
   std::optional<Csr<T, std::int32_t>> csr;
-  if ((ctx.want("cusparse_csr") || ctx.want("csr_warp")) && csr_fits) csr = to_csr(*m, o.threads);
+  if ((ctx.want_cusparse() || want_csr_warp) && csr_fits) csr = to_csr(*m, o.threads);
   phase("csr");
   std::vector<T> dense;
-  if (ctx.want("cublas_gemv")) dense = to_dense(*m, o.threads);
+  if (ctx.want_cublas()) dense = to_dense(*m, o.threads);
   phase("dense");
+  // row_stream with 1, 2 or 4 groups in flight is named row_stream, row_stream2, row_stream4.
+  auto row_stream_name = [](int ahead) { return ahead == 1 ? std::string("row_stream") : "row_stream" + std::to_string(ahead); };
+  const bool any_row_stream = ctx.want(row_stream_name(1)) || ctx.want(row_stream_name(2)) || ctx.want(row_stream_name(4));
+  // The streaming baselines read the matrix alone: they do not depend on the batch, so they run once, at batch 1.
+  const bool want_streams = ctx.has_batch(1) && (ctx.want("copy") || ctx.want("read") || any_row_stream);
   std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
   std::vector<Macko<T>> mackos;
-  if (ctx.want("macko") || ctx.want("copy"))
+  if (ctx.want("macko") || want_streams)
     for (const int db : dbs) mackos.push_back(to_macko(*m, MackoParams{db}, o.threads));
   phase("macko");
   m.reset();
@@ -348,123 +389,165 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
                phases.c_str());
   if (o.host_only) return;
 
-  // Device memory: everything below at once, as a conservative estimate.
-  const std::uint64_t vec_bytes = (c.rows + c.cols) * sizeof(T);
-  std::uint64_t need = vec_bytes + dense.size() * sizeof(T);
+  // Device memory: everything below at once, as a conservative estimate. Every batch's x and y
+  // stay allocated for the whole case.
+  auto vec_bytes = [&](int nb) { return static_cast<std::uint64_t>(c.rows + c.cols) * static_cast<std::uint64_t>(nb) * sizeof(T); };
+  std::uint64_t need = dense.size() * sizeof(T);
+  for (const int nb : ctx.batches) need += vec_bytes(nb);
   if (csr) need += csr->storage_bytes() * 2;  // cuSPARSE's buffer is at most about its input
   std::uint64_t macko_max = 0;
   for (const auto& mk : mackos) macko_max = std::max<std::uint64_t>(macko_max, mk.storage_bytes());
-  need += 2 * macko_max + vec_bytes;  // the matrix and the copy's two halves
+  need += 2 * macko_max + vec_bytes(1);  // the matrix and the copy's two halves
   require_device_memory(need, label);
 
   const float alpha = 1.0f, beta = 0.0f;
-  gpu::DeviceBuffer<T> x_d(x);
-  gpu::DeviceBuffer<T> y_d(static_cast<std::size_t>(c.rows));
+  std::vector<BatchIo<T>> io;
+  for (const int nb : ctx.batches)
+    io.push_back({nb, gpu::DeviceBuffer<T>(interleave_columns<T>(std::span<const std::vector<T>>(xs.data(), nb))),
+                  gpu::DeviceBuffer<T>(static_cast<std::size_t>(c.rows * nb))});
+  xs.clear();
+  auto oracles_of = [&](int nb) { return std::span<const Oracle>(oracles.data(), static_cast<std::size_t>(nb)); };
   std::vector<Measured> results;
+  // Error bounds per row: the same for every vector of a batch (row_nnz does not depend on x).
+  const std::vector<std::int64_t>& row_nnz = oracles.front().row_nnz;
   // Vendor kernels: any summation order, and tensor-core accumulation may truncate: 2(n + 2).
-  auto vendor_chain = [&](std::int64_t r) { return 2 * (oracle.row_nnz[r] + 2); };
+  auto vendor_chain = [&](std::int64_t r) { return 2 * (row_nnz[r] + 2); };
   // Our CSR kernel: one lane's fma chain over ceil(n/32) elements, then the 5-step butterfly.
-  auto csr_chain = [&](std::int64_t r) { return (oracle.row_nnz[r] + 31) / 32 + 5; };
+  auto csr_chain = [&](std::int64_t r) { return (row_nnz[r] + 31) / 32 + 5; };
 
-  if (ctx.want("cublas_gemv")) {
+  if (ctx.want_cublas()) {
     gpu::DeviceBuffer<T> a_d(dense);
     dense.clear();
     dense.shrink_to_fit();
     require(c.rows <= 0x7fffffff && c.cols <= 0x7fffffff, "cuBLAS GEMV needs int dimensions");
     const int m_rows = static_cast<int>(c.rows), k_cols = static_cast<int>(c.cols);
-    // Row-major A (rows x cols) is column-major A^T with lda = cols: y = (A^T)^T x.
-    auto launch = [&](cudaStream_t) {
-      WS_CUBLAS(cublasGemmEx(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, m_rows, 1, k_cols, &alpha, a_d.get(),
-                             cuda_type<T>(), k_cols, x_d.get(), cuda_type<T>(), k_cols, &beta, y_d.get(),
-                             cuda_type<T>(), m_rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-    };
-    Measured r = verify_and_time<T>(ctx, "cublas_gemv", y_d, oracle, vendor_chain, launch);
-    r.bytes = a_d.bytes() + vec_bytes;
-    results.push_back(r);
+    for (auto& b : io) {
+      const int nb = b.n;
+      // cuBLAS is column-major, and a row-major R x C matrix with leading dimension C is the
+      // column-major C x R matrix, its transpose. So row-major A (rows x cols) is A^T with lda = cols.
+      // One vector: y = (A^T)^T x (m = rows, n = 1), the call batch-1 runs always made. B vectors:
+      // row-major X (cols x B) and Y (rows x B) are column-major X^T (B x cols) and Y^T (B x rows),
+      // leading dimension B, and Y^T = (A X)^T = X^T A^T takes both operands as stored (no
+      // transpose): m = B, n = rows, k = cols, X first.
+      auto launch = [&](cudaStream_t) {
+        if (nb == 1)
+          WS_CUBLAS(cublasGemmEx(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, m_rows, 1, k_cols, &alpha, a_d.get(),
+                                 cuda_type<T>(), k_cols, b.x.get(), cuda_type<T>(), k_cols, &beta, b.y.get(),
+                                 cuda_type<T>(), m_rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        else
+          WS_CUBLAS(cublasGemmEx(ctx.cublas, CUBLAS_OP_N, CUBLAS_OP_N, nb, m_rows, k_cols, &alpha, b.x.get(),
+                                 cuda_type<T>(), nb, a_d.get(), cuda_type<T>(), k_cols, &beta, b.y.get(),
+                                 cuda_type<T>(), nb, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      };
+      // At N = 2 and 4 cublasGemmEx picks split-K kernels whose partial sums pass through the output
+      // type: up to 1.4x (fp16) and 7.5x (bf16) the fp32 bound on some shapes (H100, cuBLAS 13.1), within the
+      // bound that allows for it (check_output's output_partials). GEMV at N = 1 needs no allowance.
+      Measured r = verify_and_time<T>(ctx, nb == 1 ? "cublas_gemv" : "cublas_gemm", b.y, oracles_of(nb), vendor_chain,
+                                      launch, nb == 1 ? 0.0 : 1.0);
+      r.bytes = a_d.bytes() + vec_bytes(nb);
+      results.push_back(r);
+    }
   }
 
   if (csr) {
     gpu::DeviceCsr<T> csr_d = gpu::upload_csr(*csr);
-    if (ctx.want("cusparse_csr")) {
-      cusparseSpMatDescr_t mat = nullptr;
-      cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
-      struct Destroy {
-        cusparseSpMatDescr_t& m;
-        cusparseDnVecDescr_t& a;
-        cusparseDnVecDescr_t& b;
-        ~Destroy() {
-          if (m) cusparseDestroySpMat(m);
-          if (a) cusparseDestroyDnVec(a);
-          if (b) cusparseDestroyDnVec(b);
+    if (ctx.want_cusparse())
+      for (auto& b : io) {
+        const int nb = b.n;
+        CusparseDescrs d;  // fresh per batch: preprocessing belongs to the descriptors it was given
+        WS_CUSPARSE(cusparseCreateCsr(&d.mat, c.rows, c.cols, nnz, csr_d.row_ptr.get(), csr_d.col.get(),
+                                      csr_d.val.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()));
+        std::size_t buf_bytes = 0;
+        gpu::DeviceBuffer<std::uint8_t> buf;
+        std::function<void(cudaStream_t)> launch;  // refers to d, buf and alg: all outlive it
+        const cusparseSpMMAlg_t alg = spmm_alg(o.spmm_alg);
+        // Preprocessing is untimed, as a library user would do it once per matrix.
+        if (nb == 1) {
+          WS_CUSPARSE(cusparseCreateDnVec(&d.vx, c.cols, b.x.get(), cuda_type<T>()));
+          WS_CUSPARSE(cusparseCreateDnVec(&d.vy, c.rows, b.y.get(), cuda_type<T>()));
+          WS_CUSPARSE(cusparseSpMV_bufferSize(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.mat, d.vx, &beta,
+                                              d.vy, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &buf_bytes));
+          buf = gpu::DeviceBuffer<std::uint8_t>(std::max<std::size_t>(buf_bytes, 1));
+          WS_CUSPARSE(cusparseSpMV_preprocess(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.mat, d.vx, &beta,
+                                              d.vy, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buf.get()));
+          launch = [&](cudaStream_t) {
+            WS_CUSPARSE(cusparseSpMV(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.mat, d.vx, &beta, d.vy,
+                                     CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buf.get()));
+          };
+        } else {
+          // The batch layout as it is: X (cols x B) and Y (rows x B) in row order, leading dimension B.
+          WS_CUSPARSE(cusparseCreateDnMat(&d.mx, c.cols, nb, nb, b.x.get(), cuda_type<T>(), CUSPARSE_ORDER_ROW));
+          WS_CUSPARSE(cusparseCreateDnMat(&d.my, c.rows, nb, nb, b.y.get(), cuda_type<T>(), CUSPARSE_ORDER_ROW));
+          WS_CUSPARSE(cusparseSpMM_bufferSize(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                              CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.mat, d.mx, &beta, d.my,
+                                              CUDA_R_32F, alg, &buf_bytes));
+          buf = gpu::DeviceBuffer<std::uint8_t>(std::max<std::size_t>(buf_bytes, 1));
+          WS_CUSPARSE(cusparseSpMM_preprocess(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                              CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.mat, d.mx, &beta, d.my,
+                                              CUDA_R_32F, alg, buf.get()));
+          launch = [&](cudaStream_t) {
+            WS_CUSPARSE(cusparseSpMM(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                     &alpha, d.mat, d.mx, &beta, d.my, CUDA_R_32F, alg,
+                                     buf.get()));
+          };
         }
-      } destroy{mat, vx, vy};
-      WS_CUSPARSE(cusparseCreateCsr(&mat, c.rows, c.cols, nnz, csr_d.row_ptr.get(), csr_d.col.get(), csr_d.val.get(),
-                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()));
-      WS_CUSPARSE(cusparseCreateDnVec(&vx, c.cols, x_d.get(), cuda_type<T>()));
-      WS_CUSPARSE(cusparseCreateDnVec(&vy, c.rows, y_d.get(), cuda_type<T>()));
-      std::size_t buf_bytes = 0;
-      WS_CUSPARSE(cusparseSpMV_bufferSize(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy,
-                                          CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &buf_bytes));
-      gpu::DeviceBuffer<std::uint8_t> buf(std::max<std::size_t>(buf_bytes, 1));
-      // Preprocessing is untimed, as a library user would do it once per matrix.
-      WS_CUSPARSE(cusparseSpMV_preprocess(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy,
-                                          CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buf.get()));
-      auto launch = [&](cudaStream_t) {
-        WS_CUSPARSE(cusparseSpMV(ctx.cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy,
-                                 CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buf.get()));
-      };
-      Measured r = verify_and_time<T>(ctx, "cusparse_csr", y_d, oracle, vendor_chain, launch);
-      r.bytes = csr_d.bytes() + vec_bytes;
-      results.push_back(r);
-    }
-    if (ctx.want("csr_warp")) {
+        Measured r = verify_and_time<T>(ctx, nb == 1 ? "cusparse_csr" : "cusparse_spmm", b.y, oracles_of(nb),
+                                        vendor_chain, launch);
+        if (nb > 1) r.schedule = "alg=" + o.spmm_alg;
+        r.bytes = csr_d.bytes() + vec_bytes(nb);
+        results.push_back(r);
+      }
+    if (want_csr_warp) {
+      auto& b = *std::find_if(io.begin(), io.end(), [](const BatchIo<T>& e) { return e.n == 1; });
       gpu::CsrSchedule sched;
       sched.warps_per_block = o.csr_warps_per_block;
-      auto launch = [&](cudaStream_t s) { gpu::csr_spmv<T, T>(csr_d, x_d.get(), y_d.get(), alpha, beta, sched, s); };
-      Measured r = verify_and_time<T>(ctx, "csr_warp", y_d, oracle, csr_chain, launch);
+      auto launch = [&](cudaStream_t s) { gpu::csr_spmv<T, T>(csr_d, b.x.get(), b.y.get(), alpha, beta, sched, s); };
+      Measured r = verify_and_time<T>(ctx, "csr_warp", b.y, oracles_of(1), csr_chain, launch);
       r.schedule = "wpb=" + std::to_string(sched.warps_per_block);
-      r.bytes = csr_d.bytes() + vec_bytes;
+      r.bytes = csr_d.bytes() + vec_bytes(1);
       results.push_back(r);
     }
-  } else if (ctx.want("cusparse_csr") || ctx.want("csr_warp")) {
+  } else if (ctx.want_cusparse() || want_csr_warp) {
     std::fprintf(stderr, "  CSR baselines skipped: %lld nonzeros exceed 32-bit indices\n", static_cast<long long>(nnz));
   }
 
   for (const auto& mk : mackos) {
-    const std::uint64_t bytes = mk.storage_bytes() + vec_bytes;
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
       const double dens = mk.rows * mk.cols > 0 ? double(mk.nnz) / (double(mk.rows) * double(mk.cols)) : 0.0;
-      for (const macko::Schedule& s :
-           schedules_to_sweep(o, gpu::default_schedule(mk.delta_bits, dens, mk.rows, mk.cols))) {
-        const std::string ss = schedule_str(s);  // valid and compiled (schedules_to_sweep)
-        auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, x_d.get(), y_d.get(), alpha, beta, s, st); };
-        // The model's own chain length for the row's stored elements (padding included).
-        std::vector<std::int64_t> chains(static_cast<std::size_t>(c.rows));
-        for (std::int64_t r = 0; r < c.rows; ++r)
-          chains[r] = macko_chain_length(mk.row_ptr[r + 1] - mk.row_ptr[r], mk.delta_bits, s);
-        const std::function<std::int64_t(std::int64_t)> macko_chain = [&chains](std::int64_t r) { return chains[r]; };
-        try {
-          Measured r = verify_and_time<T>(ctx, "macko", y_d, oracle, macko_chain, launch);
-          r.schedule = ss;
-          r.delta_bits = mk.delta_bits;
-          r.bytes = dm.bytes() + vec_bytes;
-          r.effective_density = mk.effective_density();
-          results.push_back(r);
-        } catch (const Error& e) {
-          // A schedule this case cannot run (e.g. x_shared with an x larger than shared memory):
-          // report once, go on.
-          if (!ctx.warned[ss + std::to_string(mk.delta_bits)])
-            std::fprintf(stderr, "  macko db=%d %s skipped: %s\n", mk.delta_bits, ss.c_str(), e.what());
-          ctx.warned[ss + std::to_string(mk.delta_bits)] = true;
-          WS_CUDA(cudaStreamSynchronize(ctx.stream));
+      for (auto& b : io) {
+        const int nb = b.n;
+        macko::Schedule def = gpu::default_schedule(mk.delta_bits, dens, mk.rows, mk.cols, nb);
+        def.batch = nb;  // the batch measured, whatever the default returns
+        for (const macko::Schedule& s : schedules_to_sweep(ctx, def)) {
+          const std::string ss = schedule_str(s);  // valid and compiled (schedules_to_sweep)
+          auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, b.x.get(), b.y.get(), alpha, beta, s, st); };
+          // The model's own chain length for the row's stored elements (padding included), per vector.
+          std::vector<std::int64_t> chains(static_cast<std::size_t>(c.rows));
+          for (std::int64_t r = 0; r < c.rows; ++r)
+            chains[r] = macko_chain_length(mk.row_ptr[r + 1] - mk.row_ptr[r], mk.delta_bits, s);
+          const std::function<std::int64_t(std::int64_t)> macko_chain = [&chains](std::int64_t r) { return chains[r]; };
+          try {
+            Measured r = verify_and_time<T>(ctx, "macko", b.y, oracles_of(nb), macko_chain, launch);
+            r.schedule = ss;
+            r.delta_bits = mk.delta_bits;
+            r.bytes = dm.bytes() + vec_bytes(nb);
+            r.effective_density = mk.effective_density();
+            results.push_back(r);
+          } catch (const Error& e) {
+            // A schedule this case cannot run (e.g. x_shared with an x larger than shared memory):
+            // report once, go on.
+            ctx.note_once("macko " + std::to_string(mk.delta_bits) + " " + ss + " " + std::to_string(nb),
+                          "  macko db=" + std::to_string(mk.delta_bits) + " " + ss + " batch " + std::to_string(nb) +
+                              " skipped: " + e.what());
+            WS_CUDA(cudaStreamSynchronize(ctx.stream));
+          }
         }
       }
     }
-    // row_stream with 1, 2 or 4 groups in flight is named row_stream, row_stream2, row_stream4.
-    auto row_stream_name = [](int ahead) { return ahead == 1 ? std::string("row_stream") : "row_stream" + std::to_string(ahead); };
-    const bool any_row_stream = ctx.want(row_stream_name(1)) || ctx.want(row_stream_name(2)) || ctx.want(row_stream_name(4));
-    if ((ctx.want("read") || any_row_stream) && &mk == &mackos.front()) {
+    if (!want_streams || &mk != &mackos.front()) continue;
+    if (ctx.want("read") || any_row_stream) {
       // Streaming bounds (bench/stream_baselines.hpp): the same arrays read once, coalesced, and
       // read in MACKO's own order (default schedule's loads) without its arithmetic.
       const gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
@@ -498,8 +581,9 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         std::fprintf(stderr, "  row_stream skipped: it mirrors the 4-bit schedule only (delta bits %d)\n", mk.delta_bits);
       }
     }
-    if (ctx.want("copy") && &mk == &mackos.front()) {
-      // The copy moves as many bytes (read + written) as MACKO reads and writes.
+    if (ctx.want("copy")) {
+      // The copy moves as many bytes (read + written) as MACKO reads and writes for one vector.
+      const std::uint64_t bytes = mk.storage_bytes() + vec_bytes(1);
       const std::size_t half_bytes = std::max<std::uint64_t>(bytes / 2, 16);
       gpu::DeviceBuffer<std::uint8_t> src(half_bytes), dst(half_bytes);
       WS_CUDA(cudaMemset(src.get(), 0x3c, half_bytes));
@@ -514,73 +598,81 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     }
   }
 
-  // Rows, with speedups against the baselines of this case.
-  double t_cublas = std::numeric_limits<double>::quiet_NaN(), t_cusparse = t_cublas;
-  for (const auto& r : results) {
-    if (r.kernel == "cublas_gemv") t_cublas = r.t.median;
-    if (r.kernel == "cusparse_csr") t_cusparse = r.t.median;
-  }
+  // Rows, batch by batch, with speedups against the baselines of this case at the same batch.
   const double actual_density = double(nnz) / (double(c.rows) * double(c.cols));
-  const Measured* best_macko = nullptr;
-  std::map<std::string, double> by_kernel;
-  for (const auto& r : results) {
-    const double gbps = double(r.bytes) / (r.t.median * 1e-6) / 1e9;
-    Row row{{"gpu", ctx.dev.name},
-            {"kernel", r.kernel},
-            {"schedule", r.schedule},
-            {"rows", std::int64_t{c.rows}},
-            {"cols", std::int64_t{c.cols}},
-            {"density", c.spec.density},
-            {"actual_density", actual_density},
-            {"pattern", std::string(analysis::to_string(c.spec.kind))},
-            {"value_type", vt},
-            {"delta_bits", r.delta_bits ? Value{std::int64_t{r.delta_bits}} : Value{}},
-            {"nnz", std::int64_t{nnz}},
-            {"median_us", r.t.median},
-            {"p10_us", r.t.p10},
-            {"p90_us", r.t.p90},
-            {"bytes", static_cast<std::int64_t>(r.bytes)},
-            {"gbps", gbps},
-            {"pct_copy_bw", 100.0 * gbps / ctx.copy_gbps},
-            {"speedup_vs_cublas", opt_double(t_cublas / r.t.median)},
-            {"speedup_vs_cusparse", opt_double(t_cusparse / r.t.median)},
-            {"max_abs_err", r.check ? opt_double(r.check->max_abs) : Value{}},
-            {"max_rel_err", r.check ? opt_double(r.check->max_rel) : Value{}},
-            {"check", std::string(r.check ? (r.check->pass ? "pass" : "FAIL") : "")},
-            {"effective_density", opt_double(r.effective_density)},
-            {"iters", std::int64_t{static_cast<std::int64_t>(r.t.n)}},
-            {"commit", ctx.commit},
-            {"timestamp", ctx.timestamp}};
-    ctx.writer->write(row);
-    if (r.kernel == "macko" && (!best_macko || r.t.median < best_macko->t.median)) best_macko = &r;
-    if (!by_kernel.count(r.kernel)) by_kernel[r.kernel] = r.t.median;
-    std::fprintf(stderr, "  %-13s %-26s %9.1f us  %7.1f GB/s  %5.1f%% copy bw  %s\n", r.kernel.c_str(),
-                 r.schedule.c_str(), r.t.median, gbps, 100.0 * gbps / ctx.copy_gbps,
-                 r.check ? (r.check->pass ? "ok" : "FAIL") : "");
+  for (const int nb : ctx.batches) {
+    const std::string cublas_name = nb == 1 ? "cublas_gemv" : "cublas_gemm";
+    const std::string cusparse_name = nb == 1 ? "cusparse_csr" : "cusparse_spmm";
+    double t_cublas = std::numeric_limits<double>::quiet_NaN(), t_cusparse = t_cublas;
+    for (const auto& r : results) {
+      if (r.batch != nb) continue;
+      if (r.kernel == cublas_name) t_cublas = r.t.median;
+      if (r.kernel == cusparse_name) t_cusparse = r.t.median;
+    }
+    const Measured* best_macko = nullptr;
+    std::map<std::string, double> by_kernel;
+    for (const auto& r : results) {
+      if (r.batch != nb) continue;
+      const double gbps = double(r.bytes) / (r.t.median * 1e-6) / 1e9;
+      Row row{{"gpu", ctx.dev.name},
+              {"kernel", r.kernel},
+              {"schedule", r.schedule},
+              {"rows", std::int64_t{c.rows}},
+              {"cols", std::int64_t{c.cols}},
+              {"batch", std::int64_t{r.batch}},
+              {"density", c.spec.density},
+              {"actual_density", actual_density},
+              {"pattern", std::string(analysis::to_string(c.spec.kind))},
+              {"value_type", vt},
+              {"delta_bits", r.delta_bits ? Value{std::int64_t{r.delta_bits}} : Value{}},
+              {"nnz", std::int64_t{nnz}},
+              {"median_us", r.t.median},
+              {"p10_us", r.t.p10},
+              {"p90_us", r.t.p90},
+              {"bytes", static_cast<std::int64_t>(r.bytes)},
+              {"gbps", gbps},
+              {"pct_copy_bw", 100.0 * gbps / ctx.copy_gbps},
+              {"speedup_vs_cublas", opt_double(t_cublas / r.t.median)},
+              {"speedup_vs_cusparse", opt_double(t_cusparse / r.t.median)},
+              {"max_abs_err", r.check ? opt_double(r.check->max_abs) : Value{}},
+              {"max_rel_err", r.check ? opt_double(r.check->max_rel) : Value{}},
+              {"check", std::string(r.check ? (r.check->pass ? "pass" : "FAIL") : "")},
+              {"effective_density", opt_double(r.effective_density)},
+              {"iters", std::int64_t{static_cast<std::int64_t>(r.t.n)}},
+              {"commit", ctx.commit},
+              {"timestamp", ctx.timestamp}};
+      ctx.writer->write(row);
+      if (r.kernel == "macko" && (!best_macko || r.t.median < best_macko->t.median)) best_macko = &r;
+      if (!by_kernel.count(r.kernel)) by_kernel[r.kernel] = r.t.median;
+      std::fprintf(stderr, "  %-13s %2d %-26s %9.1f us  %7.1f GB/s  %5.1f%% copy bw  %s\n", r.kernel.c_str(), r.batch,
+                   r.schedule.c_str(), r.t.median, gbps, 100.0 * gbps / ctx.copy_gbps,
+                   r.check ? (r.check->pass ? "ok" : "FAIL") : "");
+    }
+    if (best_macko) by_kernel["macko"] = best_macko->t.median;
+    auto cell = [&](const std::string& k) {
+      const auto it = by_kernel.find(k);
+      return it == by_kernel.end() ? std::string("       -") : fmt("%8.1f", it->second);
+    };
+    std::string line = shape_str(c.rows, c.cols);
+    line.resize(std::max<std::size_t>(line.size(), 13), ' ');
+    std::string pat = std::string(analysis::to_string(c.spec.kind));
+    pat.resize(std::max<std::size_t>(pat.size(), 16), ' ');
+    line += " " + pat + fmt(" %5.2f", c.spec.density) + " " + vt + fmt(" %5.0f", double(nb)) + " " + cell(cublas_name) + " " +
+            cell(cusparse_name) + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("copy");
+    if (best_macko) {
+      const double gbps = double(best_macko->bytes) / (best_macko->t.median * 1e-6) / 1e9;
+      line += fmt("  %6.2fx", t_cublas / best_macko->t.median) + fmt("  %5.1f%%", 100.0 * gbps / ctx.copy_gbps);
+    }
+    ctx.table.push_back(line);
   }
-  if (best_macko) by_kernel["macko"] = best_macko->t.median;
-  auto cell = [&](const char* k) {
-    const auto it = by_kernel.find(k);
-    return it == by_kernel.end() ? std::string("       -") : fmt("%8.1f", it->second);
-  };
-  std::string line = shape_str(c.rows, c.cols);
-  line.resize(std::max<std::size_t>(line.size(), 13), ' ');
-  std::string pat = std::string(analysis::to_string(c.spec.kind));
-  pat.resize(std::max<std::size_t>(pat.size(), 16), ' ');
-  line += " " + pat + fmt(" %5.2f", c.spec.density) + " " + vt + " " + cell("cublas_gemv") + " " +
-          cell("cusparse_csr") + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("copy");
-  if (best_macko) {
-    const double gbps = double(best_macko->bytes) / (best_macko->t.median * 1e-6) / 1e9;
-    line += fmt("  %6.2fx", t_cublas / best_macko->t.median) + fmt("  %5.1f%%", 100.0 * gbps / ctx.copy_gbps);
-  }
-  ctx.table.push_back(line);
   std::fprintf(stderr, "%s: done in %.1f s\n", label.c_str(), seconds());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ws_bench_macko: MACKO SpMV vs cuBLAS GEMV, cuSPARSE CSR, our CSR kernel and a D2D copy"};
+  CLI::App app{"ws_bench_macko: MACKO SpMV vs cuBLAS GEMV, cuSPARSE CSR, our CSR kernel and a D2D copy; with --batch, "
+               "B vectors at once vs cuBLAS GEMM and cuSPARSE SpMM"};
   Options o;
   add_common_options(app, o,
                      std::string("shapes ") + kQuickShapes + ", densities " + kQuickDensities +
@@ -604,7 +696,15 @@ int main(int argc, char** argv) {
   app.add_option("--x-shared", o.x_shared, "MACKO schedules: 0,1 (x staged in shared memory, persistent grid)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
-                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4 (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight)")->capture_default_str();
+                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4 (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
+  app.add_option("--batch", o.batch,
+                 "vectors per product, a list of 1, 2, 4, 8: with B > 1, x is cols x B and y rows x B, both row-major "
+                 "(element (i, b) at i*B + b); the baselines become cublas_gemm (cublasGemmEx, N = B) and "
+                 "cusparse_spmm (cusparseSpMM, row-order dense X and Y); csr_warp, copy, read and row_stream run at "
+                 "batch 1 only, and every speedup is against the baseline of the same batch")
+      ->capture_default_str();
+  app.add_option("--cusparse-spmm-alg", o.spmm_alg, "cusparse_spmm's algorithm: default, csr_alg1, csr_alg2 or csr_alg3")
+      ->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
   app.add_option("--threads", o.threads, "host threads for generation and encoding")->capture_default_str();
   app.add_flag("--host-only", o.host_only, "generate, encode and compute the oracle only (no GPU; timing of the host side)");
@@ -617,16 +717,29 @@ int main(int argc, char** argv) {
     // speed, which four shapes answer; the density sweep is what covers all 31.
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
-    require_known(split_list(o.kernels), {"cublas_gemv", "cusparse_csr", "csr_warp", "macko", "copy", "read", "row_stream", "row_stream2",
-                   "row_stream4"},
+    require_known(split_list(o.kernels), {"cublas_gemv", "cublas_gemm", "cusparse_csr", "cusparse_spmm", "csr_warp", "macko",
+                   "copy", "read", "row_stream", "row_stream2", "row_stream4"},
                   "kernel");
+    std::vector<int> batches;
+    for (const int b : parse_ints(o.batch, "batch")) {
+      require(b == 1 || b == 2 || b == 4 || b == 8, "a batch is 1, 2, 4 or 8 vectors, got " + std::to_string(b));
+      if (std::find(batches.begin(), batches.end(), b) == batches.end()) batches.push_back(b);
+    }
+    require(!batches.empty(), "--batch needs at least one value");
+    if (std::find(batches.begin(), batches.end(), 1) == batches.end())
+      for (const auto& k : split_list(o.kernels))
+        if (k == "csr_warp" || k == "copy" || k == "read" || k.rfind("row_stream", 0) == 0)
+          std::fprintf(stderr, "# note: %s runs at batch 1 only, which --batch leaves out\n", k.c_str());
+    (void)spmm_alg(o.spmm_alg);  // a misspelt name stops the run before any case
     const std::vector<Case> cases = build_cases(o);
     const auto vts = split_list(o.value_types);
     for (const auto& v : vts) require(v == "fp16" || v == "bf16", "value type must be fp16 or bf16, got '" + v + "'");
     for (const int db : parse_ints(o.delta_bits, "delta bits"))
       require(macko::valid_delta_bits(db), "delta bits must be 1, 2, 4 or 8");
-    std::fprintf(stderr, "# %zu cases x %zu value types, warmup %d, iters %d, L2 flush %s\n", cases.size(), vts.size(),
-                 o.warmup, o.iters, o.no_flush ? "off" : "on");
+    std::string batch_list;
+    for (const int b : batches) batch_list += (batch_list.empty() ? "" : ",") + std::to_string(b);
+    std::fprintf(stderr, "# %zu cases x %zu value types, batch %s, warmup %d, iters %d, L2 flush %s\n", cases.size(),
+                 vts.size(), batch_list.c_str(), o.warmup, o.iters, o.no_flush ? "off" : "on");
     if (o.dry_run) {
       for (const auto& c : cases)
         std::printf("%s %s %.2f\n", shape_str(c.rows, c.cols).c_str(), std::string(analysis::to_string(c.spec.kind)).c_str(),
@@ -636,6 +749,7 @@ int main(int argc, char** argv) {
 
     Context ctx;
     ctx.opt = o;
+    ctx.batches = batches;
     if (o.host_only) {
       std::size_t i = 0;
       for (const auto& c : cases)
@@ -672,9 +786,10 @@ int main(int argc, char** argv) {
     meta["cublas_version"] = cublas_ver;
     meta["cusparse_version"] = cusparse_ver;
     meta["warmup"] = o.warmup;
+    meta["batches"] = batches;
     meta["iters"] = o.iters;
-    meta["oracle"] = "double precision on the host over every row; pass iff every element is finite and within the "
-                     "fp32 forward error bound of its row";
+    meta["oracle"] = "double precision on the host over every row, one per vector of a batch; pass iff every element "
+                     "is finite and within the fp32 forward error bound of its row";
     ctx.writer = open_results(o.out, ctx.dev, "macko", meta);
 
     std::size_t i = 0, errors = 0;
@@ -697,8 +812,8 @@ int main(int argc, char** argv) {
 
     std::printf("# %s, copy %.0f GB/s, commit %s; times are median us, L2 flushed\n", ctx.dev.name.c_str(),
                 ctx.copy_gbps, ctx.commit.c_str());
-    std::printf("%-13s %-16s %5s %4s %8s %8s %8s %8s %8s  %7s  %6s\n", "shape", "pattern", "d", "type", "cublas",
-                "cusparse", "csr", "macko", "copy", "vs_cublas", "%copy");
+    std::printf("%-13s %-16s %5s %4s %5s %8s %8s %8s %8s %8s  %7s  %6s\n", "shape", "pattern", "d", "type", "batch",
+                "cublas", "cusparse", "csr", "macko", "copy", "vs_cublas", "%copy");
     for (const auto& l : ctx.table) std::printf("%s\n", l.c_str());
     std::printf("# %zu rows in %s; %d check failures, %zu case errors\n", ctx.writer->rows(),
                 ctx.writer->csv_path().c_str(), ctx.failures, errors);

@@ -1,7 +1,8 @@
 // Notebook 5: the bandwidth roofline. Predicted SpMV time and speedup over dense for each format
 // (paper §3.1), the bytes the MACKO warp model's access pattern touches (emulator sector counts),
 // and — when GPU benchmark results exist under bench/results/<gpu>/*.csv — measured time against
-// predicted and measured speedup vs density per shape (paper Figures 4/5).
+// predicted and measured speedup vs density per shape (paper Figures 4/5), on single-vector rows;
+// rows of batched products (ws_bench_macko --batch) get their own section.
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -26,8 +27,9 @@ namespace fs = std::filesystem;
 using namespace analysis;
 
 struct BenchRow {
-  std::string file, gpu, kernel, pattern;
+  std::string file, gpu, kernel, pattern, value_type;
   std::int64_t rows = 0, cols = 0;
+  int batch = 1;                        // vectors per product; files from before --batch have no column: 1
   int value_bits = 16, delta_bits = 4;  // from value_type / delta_bits when present
   double density = 0, median_us = 0, p10_us = 0, p90_us = 0, bytes = 0, gbps = 0, pct_copy_bw = 0;
   double bandwidth = 0;  // bytes/s used to predict this row: the run's measured copy bandwidth
@@ -72,7 +74,10 @@ std::vector<BenchRow> read_bench(const std::string& dir, double fallback, std::v
       r.kernel = get("kernel");
       r.pattern = get("pattern");
       const std::string vt = get("value_type");
+      r.value_type = vt;
       r.value_bits = vt == "fp32" ? 32 : (vt == "int8" ? 8 : 16);
+      const double nb = to_d(get("batch"));
+      if (std::isfinite(nb)) r.batch = static_cast<int>(nb);
       const double db = to_d(get("delta_bits"));
       if (std::isfinite(db) && (db == 1 || db == 2 || db == 4 || db == 8)) r.delta_bits = static_cast<int>(db);
       r.rows = static_cast<std::int64_t>(to_d(get("rows")));
@@ -86,7 +91,8 @@ std::vector<BenchRow> read_bench(const std::string& dir, double fallback, std::v
       r.pct_copy_bw = to_d(get("pct_copy_bw"));
       r.bandwidth = bw;
       r.bandwidth_measured = measured;
-      if (r.kernel.empty() || r.rows <= 0 || r.cols <= 0 || !std::isfinite(r.median_us) || !std::isfinite(r.density)) {
+      if (r.kernel.empty() || r.rows <= 0 || r.cols <= 0 || r.batch < 1 || !std::isfinite(r.median_us) ||
+          !std::isfinite(r.density)) {
         ++skipped;
         continue;
       }
@@ -113,6 +119,11 @@ bool kernel_format(const std::string& kernel, Format& f) {
 bool is_dense_kernel(const std::string& kernel) {
   Format f;
   return kernel_format(kernel, f) && f == Format::dense;
+}
+// The uniform random pattern (exact nnz per row), the one the speedup figures draw.
+bool uniform_pattern(const std::string& p) {
+  const std::string q = lower(p);
+  return q.empty() || q == "exact_nnz" || q == "uniform" || q == "random";
 }
 // A multiplot of n panels in two columns (one when n = 1): its layout and pixel size.
 void two_column_grid(Plot& f, int n, int title_px, int panel_px) {
@@ -203,6 +214,335 @@ void bounds_section(Report& rep, const std::vector<BenchRow>& bench, const Unifo
   }
 }
 
+// The measured sections on single-vector rows (batch 1): time against the roofline, speedup over
+// cuBLAS GEMV per shape, the other pattern families, and the streaming bounds.
+void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, const StorageConfig& base,
+                            std::map<std::string, std::pair<double, bool>>& gpu_bw) {
+  if (bench.empty()) {
+    rep.para("No single-vector (batch 1) rows are present, so only the batched section below has measurements.");
+    return;
+  }
+  // Measured vs predicted.
+  Plot mp;
+  mp.name = "measured_vs_predicted";
+  mp.title = "Measured median time vs roofline prediction (each GPU's measured copy bandwidth)";
+  mp.xlabel = "predicted time (us)";
+  mp.ylabel = "measured median time (us)";
+  mp.logx = mp.logy = true;
+  mp.key = "outside right top";
+  mp.width = 1100;
+  std::map<std::string, Series> by_kernel;
+  struct Ratio {
+    std::vector<double> r;
+  };
+  std::map<std::pair<std::string, std::string>, Ratio> ratios;
+  double lo = 1e300, hi = 0;
+  for (const auto& b : bench) {
+    Format f;
+    if (!kernel_format(b.kernel, f)) continue;
+    StorageConfig c = base;
+    c.shape = {b.rows, b.cols};
+    c.value_bits = b.value_bits;
+    c.delta_bits = b.delta_bits;
+    const double pred_us = analysis::roofline(f, b.density, c, b.bandwidth).seconds * 1e6;
+    auto& s = by_kernel[b.gpu + " " + b.kernel];
+    s.title = b.gpu + " " + b.kernel;
+    s.style = "errorbars";
+    s.x.push_back(pred_us);
+    s.y.push_back(b.median_us);
+    s.ylo.push_back(std::isfinite(b.p10_us) ? b.p10_us : b.median_us);
+    s.yhi.push_back(std::isfinite(b.p90_us) ? b.p90_us : b.median_us);
+    lo = std::min({lo, pred_us, b.median_us});
+    hi = std::max({hi, pred_us, b.median_us});
+    ratios[{b.gpu, b.kernel}].r.push_back(b.median_us / pred_us);
+  }
+  int k = 0;
+  for (auto& [name, s] : by_kernel) {
+    s.extra = fmt::format("pt {} ps 0.9 lc {}", 5 + k % 6, k + 1);
+    ++k;
+    mp.series.push_back(s);
+  }
+  if (hi > 0) {
+    Series diag;
+    diag.title = "measured = predicted";
+    diag.x = {lo * 0.8, hi * 1.25};
+    diag.y = diag.x;
+    diag.extra = "lw 1 dt 2 lc rgb 'black'";
+    mp.series.push_back(diag);
+  }
+  rep.figure(mp, "Each point one measured configuration (p10–p90 bars) against its roofline time at that GPU's measured "
+                 "copy bandwidth. MACKO kernels are predicted from the expected-case effd, cuSPARSE/CSR kernels from "
+                 "CSR32, cuBLAS from dense.");
+  {
+    std::vector<std::vector<std::string>> rt;
+    for (auto& [key, v] : ratios) {
+      auto r = v.r;
+      std::sort(r.begin(), r.end());
+      rt.push_back({key.first, key.second, std::to_string(r.size()), num(r.front(), 2), num(r[r.size() / 2], 2),
+                    num(r.back(), 2)});
+    }
+    rep.table({"gpu", "kernel", "rows", "min measured/predicted", "median", "max"}, rt,
+              "Measured over predicted time per kernel (1.0: at the copy-bandwidth roofline).");
+  }
+
+  // Speedup over cuBLAS vs density, one panel per shape (paper Figures 4 and 5).
+  enum Kind { k_macko, k_cusparse, k_csr, k_dense, k_other };
+  auto kind_of = [](const std::string& kernel) {
+    const std::string kk = lower(kernel);
+    if (kk.find("macko") != std::string::npos) return k_macko;
+    if (kk.find("cusparse") != std::string::npos) return k_cusparse;
+    if (kk.find("csr") != std::string::npos) return k_csr;
+    if (is_dense_kernel(kernel)) return k_dense;
+    return k_other;
+  };
+  // cuBLAS time for a row: the dense row of the same GPU, shape, density and pattern, else the median of
+  // that GPU and shape's dense rows (its time does not depend on density).
+  auto dense_us_for = [&](const BenchRow& b) {
+    std::vector<double> all;
+    for (const auto& d : bench)
+      if (d.gpu == b.gpu && d.rows == b.rows && d.cols == b.cols && kind_of(d.kernel) == k_dense) {
+        if (std::abs(d.density - b.density) < 1e-9 && d.pattern == b.pattern && d.file == b.file) return d.median_us;
+        all.push_back(d.median_us);
+      }
+    if (all.empty()) return std::nan("");
+    std::sort(all.begin(), all.end());
+    return all[all.size() / 2];
+  };
+  struct Cell {
+    double speedup = 0, pct_bw = std::nan("");
+  };
+  // gpu -> shape -> kind -> density -> best cell (several schedules of one kernel: the fastest).
+  std::map<std::string, std::map<std::pair<std::int64_t, std::int64_t>, std::map<int, std::map<double, Cell>>>> sp_;
+  std::vector<std::vector<std::string>> fam;
+  for (const auto& b : bench) {
+    const Kind kd = kind_of(b.kernel);
+    if (kd == k_dense || kd == k_other) continue;
+    const double dus = dense_us_for(b);
+    if (!std::isfinite(dus)) continue;
+    const double speedup = dus / b.median_us;
+    if (!uniform_pattern(b.pattern)) {
+      if (kd == k_macko)
+        fam.push_back({b.gpu, fmt::format("{}x{}", b.rows, b.cols), b.pattern, num(b.density, 2),
+                       num(speedup, 2) + "x", std::isfinite(b.pct_copy_bw) ? num(b.pct_copy_bw, 1) + "%" : "-"});
+      continue;
+    }
+    auto& cell = sp_[b.gpu][{b.rows, b.cols}][kd][b.density];
+    if (speedup > cell.speedup) cell = {speedup, b.pct_copy_bw};
+  }
+  if (sp_.empty()) {
+    rep.para("No cuBLAS rows share a GPU and shape with a sparse kernel, so no measured speedups can be formed.");
+    return;
+  }
+  const char* kind_title[] = {"MACKO", "cuSPARSE CSR", "our CSR kernel"};
+  const char* kind_style[] = {"pt 7 ps 1.1 lw 2 lc rgb '#1f77b4'", "pt 5 ps 0.9 lw 1.5 lc rgb '#d62728'",
+                              "pt 9 ps 1.0 lw 1.5 lc rgb '#2ca02c'"};
+  int gi = 0;
+  for (const auto& [gpu, shapes_m] : sp_) {
+    const double bw = gpu_bw[gpu].first;
+    Plot mf;
+    mf.name = fmt::format("measured_speedup{}", gi ? fmt::format("_{}", gi) : "");
+    ++gi;
+    mf.title = fmt::format("{}: speedup over cuBLAS GEMV vs density, uniform random, fp16 (roofline at {:.0f} GB/s)",
+                           gpu, bw / 1e9);
+    two_column_grid(mf, static_cast<int>(shapes_m.size()), 60, 400);
+    bool first = true;
+    for (const auto& [shape, by_kind] : shapes_m) {
+      Plot pn;
+      pn.name = mf.name;
+      pn.title = fmt::format("{} x {}", shape.first, shape.second);
+      pn.xlabel = "density";
+      pn.ylabel = "speedup over cuBLAS";
+      pn.logy = true;
+      pn.xrange = "[0:1.02]";
+      pn.key = first ? "top right font ',10'" : "off";
+      pn.extra = {"set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#555555' lw 1.2",
+                  "set xtics 0.1"};
+      first = false;
+      for (const auto& [kd, dens] : by_kind) {
+        Series s;
+        s.title = kind_title[kd];
+        s.style = "linespoints";
+        s.extra = kind_style[kd];
+        for (const auto& [d, cell] : dens) {
+          s.x.push_back(d);
+          s.y.push_back(cell.speedup);
+        }
+        pn.series.push_back(s);
+      }
+      StorageConfig c = base;
+      c.shape = {shape.first, shape.second};
+      for (const Format f : {Format::macko_expected, Format::csr32}) {
+        Series line;
+        line.title = f == Format::csr32 ? "roofline CSR (32-bit)" : "roofline MACKO (expected effd)";
+        for (int i = 1; i <= 50; ++i) {
+          const double d = i / 50.0;
+          line.x.push_back(d);
+          line.y.push_back(analysis::roofline(f, d, c, bw).speedup_vs_dense);
+        }
+        line.extra = f == Format::csr32 ? "lw 1.2 dt 3 lc rgb '#d62728'" : "lw 1.5 dt 2 lc rgb '#1f77b4'";
+        pn.series.push_back(line);
+      }
+      mf.panels.push_back(pn);
+    }
+    rep.figure(mf, fmt::format(
+                       "{}: measured speedup of each sparse kernel over cuBLAS GEMV on the same shape (points; the "
+                       "fastest schedule per density), against the roofline speedup — dense bytes over the format's "
+                       "bytes, which tends to 1/effd (dashed). The grey line is parity with cuBLAS. Roofline ratios do "
+                       "not depend on the bandwidth; the absolute predictions above use {:.0f} GB/s.",
+                       gpu, bw / 1e9));
+    // MACKO table: speedup over cuBLAS and % of copy bandwidth per shape x density.
+    std::set<double, std::greater<>> dset;
+    for (const auto& [shape, by_kind] : shapes_m)
+      if (const auto it = by_kind.find(k_macko); it != by_kind.end())
+        for (const auto& [d, cell] : it->second) dset.insert(d);
+    if (dset.empty()) continue;
+    std::vector<std::string> hdr = {"shape"};
+    for (const double d : dset) hdr.push_back("d=" + num(d, 2));
+    std::vector<std::vector<std::string>> mt;
+    for (const auto& [shape, by_kind] : shapes_m) {
+      const auto it = by_kind.find(k_macko);
+      if (it == by_kind.end()) continue;
+      std::vector<std::string> r = {fmt::format("{}x{}", shape.first, shape.second)};
+      StorageConfig c = base;
+      c.shape = {shape.first, shape.second};
+      for (const double d : dset) {
+        const auto ct = it->second.find(d);
+        if (ct == it->second.end()) {
+          r.push_back("-");
+          continue;
+        }
+        const double pred = analysis::roofline(Format::macko_expected, d, c, bw).speedup_vs_dense;
+        r.push_back(fmt::format("{:.2f}x (roofline {:.2f}x), {}", ct->second.speedup, pred,
+                                std::isfinite(ct->second.pct_bw) ? num(ct->second.pct_bw, 0) + "% copy bw" : "-"));
+      }
+      mt.push_back(r);
+    }
+    rep.table(hdr, mt,
+              fmt::format("{}: MACKO's measured speedup over cuBLAS GEMV (fastest schedule), the roofline speedup for the "
+                          "same shape and density, and MACKO's effective bandwidth as % of the measured copy bandwidth "
+                          "({:.0f} GB/s). Uniform random patterns with exact nnz.",
+                          gpu, bw / 1e9));
+  }
+  if (!fam.empty())
+    rep.table({"gpu", "shape", "pattern", "density", "MACKO speedup over cuBLAS", "% copy bw"}, fam,
+              "MACKO on the other pattern families (not in the figure above).");
+  bounds_section(rep, bench, uniform_pattern);
+}
+
+
+// Batched products (ws_bench_macko --batch: B vectors at once, x and y of B columns, the matrix read
+// once): MACKO's speedup over cuBLAS at the same batch (GEMV at B = 1, GEMM with N = B above) against
+// density, per shape, from the runs that measured a batch > 1; their own batch-1 rows give the B = 1
+// line, so every point compares kernels of one run.
+void batch_section(Report& rep, const std::vector<BenchRow>& measured) {
+  rep.heading("Batched SpMV: several vectors at once");
+  std::set<std::string> files;
+  for (const auto& b : measured)
+    if (b.batch > 1) files.insert(b.file);
+  if (files.empty()) {
+    rep.para("No results with batch > 1 are present (`ws_bench_macko --batch 1,2,4,8` measures them).");
+    return;
+  }
+  struct Panel {
+    std::string gpu;
+    std::int64_t rows, cols;
+    std::string value_type;
+    auto operator<=>(const Panel&) const = default;
+  };
+  enum { kMacko, kCublas };
+  using Times = std::map<Panel, std::map<int, std::map<double, std::array<double, 2>>>>;  // panel -> B -> d
+  // Per file: the fastest MACKO schedule and the cuBLAS time of each point; then a later file's
+  // points replace an earlier file's (files are read in time order).
+  std::map<std::string, Times> by_file;
+  for (const auto& b : measured) {
+    if (!files.count(b.file) || !uniform_pattern(b.pattern)) continue;
+    const bool macko = b.kernel == "macko";
+    if (!macko && !is_dense_kernel(b.kernel)) continue;
+    auto& v = by_file[b.file][{b.gpu, b.rows, b.cols, b.value_type}][b.batch]
+                  .try_emplace(b.density, std::array<double, 2>{std::nan(""), std::nan("")})
+                  .first->second;
+    double& t = v[macko ? kMacko : kCublas];
+    if (!(t <= b.median_us)) t = b.median_us;
+  }
+  Times times;
+  for (const auto& [file, t] : by_file)
+    for (const auto& [panel, batches] : t)
+      for (const auto& [nb, dens] : batches)
+        for (const auto& [d, v] : dens)
+          if (std::isfinite(v[kMacko]) && std::isfinite(v[kCublas])) times[panel][nb][d] = v;
+  // Only the shapes measured at some batch > 1.
+  std::map<std::string, std::vector<std::pair<Panel, std::map<int, std::map<double, std::array<double, 2>>>>>> by_gpu;
+  for (const auto& [panel, batches] : times)
+    if (batches.rbegin()->first > 1) by_gpu[panel.gpu].push_back({panel, batches});
+  rep.para("`ws_bench_macko --batch B` multiplies B vectors at once: x is cols x B and y rows x B, both row-major, "
+           "so MACKO reads the matrix once for all B and gathers each column's B values in one load. The baseline "
+           "at the same batch is cuBLAS GEMM with N = B (`cublas_gemm`; GEMV at B = 1). Each point is the fastest "
+           "MACKO schedule of that batch over cuBLAS's time, both from the same run.");
+  if (by_gpu.empty()) {
+    rep.para("No batched MACKO row has a cuBLAS row of the same run, shape, density and batch beside it.");
+    return;
+  }
+  const std::map<int, std::string> style = {{1, "pt 7 ps 1.0 lw 2 lc rgb '#1f77b4'"},
+                                            {2, "pt 5 ps 0.9 lw 1.5 lc rgb '#ff7f0e'"},
+                                            {4, "pt 9 ps 1.0 lw 1.5 lc rgb '#2ca02c'"},
+                                            {8, "pt 11 ps 1.0 lw 1.5 lc rgb '#d62728'"}};
+  int gi = 0;
+  for (const auto& [gpu, panels] : by_gpu) {
+    Plot f;
+    f.name = fmt::format("batched_speedup{}", gi ? fmt::format("_{}", gi) : "");
+    ++gi;
+    f.title = fmt::format("{}: MACKO's speedup over cuBLAS with B vectors at once (GEMV at B = 1, GEMM with N = B)", gpu);
+    two_column_grid(f, static_cast<int>(panels.size()), 60, 400);
+    std::vector<std::vector<std::string>> rows;
+    bool first = true;
+    for (const auto& [panel, batches] : panels) {
+      const std::string shape = fmt::format("{}x{}{}", panel.rows, panel.cols,
+                                            panel.value_type.empty() || panel.value_type == "fp16"
+                                                ? ""
+                                                : " (" + panel.value_type + ")");
+      Plot pn;
+      pn.name = f.name;
+      pn.title = fmt::format("{} x {}{}", panel.rows, panel.cols,
+                             panel.value_type.empty() ? "" : ", " + panel.value_type);
+      pn.xlabel = "density";
+      pn.ylabel = "speedup over cuBLAS (same B)";
+      pn.logy = true;
+      pn.xrange = "[0:1.02]";
+      pn.key = first ? "top right font ',10'" : "off";
+      pn.extra = {"set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#555555' lw 1.2", "set xtics 0.1"};
+      first = false;
+      for (const auto& [nb, dens] : batches) {
+        Series s;
+        s.title = fmt::format("B = {}", nb);
+        s.style = "linespoints";
+        const auto st = style.find(nb);
+        s.extra = st != style.end() ? st->second : "pt 13 ps 1.0 lw 1.5";
+        for (const auto& [d, v] : dens) {
+          s.x.push_back(d);
+          s.y.push_back(v[kCublas] / v[kMacko]);
+        }
+        pn.series.push_back(s);
+      }
+      f.panels.push_back(pn);
+      // The table: densities from dense to sparse, batches in order.
+      std::set<double, std::greater<>> ds;
+      for (const auto& [nb, dens] : batches)
+        for (const auto& [d, v] : dens) ds.insert(d);
+      for (const double d : ds)
+        for (const auto& [nb, dens] : batches)
+          if (const auto it = dens.find(d); it != dens.end())
+            rows.push_back({shape, num(d, 2), std::to_string(nb), num(it->second[kMacko], 1),
+                            num(it->second[kCublas], 1), num(it->second[kCublas] / it->second[kMacko], 2) + "x",
+                            num(it->second[kMacko] / nb, 1)});
+    }
+    rep.figure(f, fmt::format("{}: per shape, MACKO's speedup over cuBLAS at the same number of vectors B, one line "
+                              "per B (MACKO: the fastest schedule measured; uniform random pattern with exact nnz). "
+                              "The grey line is parity with cuBLAS.",
+                              gpu));
+    rep.table({"shape", "density", "batch", "MACKO (us)", "cuBLAS (us)", "speedup", "MACKO us per vector"}, rows,
+              gpu + ": the times behind the figure (medians); us per vector is MACKO's time over B.");
+  }
+}
 }  // namespace
 
 std::string roofline(const Options& o) {
@@ -339,13 +679,19 @@ std::string roofline(const Options& o) {
   rep.heading("Measured results");
   std::vector<std::string> files, others;
   int skipped = 0;
-  const auto bench = read_bench(o.bench_dir, o.bandwidth, files, others, skipped);
+  const auto measured = read_bench(o.bench_dir, o.bandwidth, files, others, skipped);
+  // Batched rows (B vectors at once) are timed against batched baselines and move B times the
+  // vector bytes: they go to their own section, every other one reads single-vector rows only.
+  std::vector<BenchRow> bench;
+  for (const auto& b : measured)
+    if (b.batch == 1) bench.push_back(b);
+  const std::size_t batched = measured.size() - bench.size();
   const std::string others_note =
       others.empty() ? ""
                      : fmt::format(" {} CSV file(s) of other benchmark programs were ignored (this notebook reads only "
                                    "ws_bench_macko's `macko*.csv`; the 2:4 GEMM results are notebook 6's).",
                                    others.size());
-  if (bench.empty()) {
+  if (measured.empty()) {
     rep.para(fmt::format("No GPU benchmark results are present: nothing usable was found under `{}/<gpu>/macko*.csv`{}. "
                          "This report therefore shows predictions only. Run the GPU benchmarks (bench/) to produce "
                          "results with the columns gpu, kernel, rows, cols, density, pattern, median_us, p10_us, "
@@ -355,11 +701,16 @@ std::string roofline(const Options& o) {
                          others_note));
     return rep.write(o.out_dir);
   }
-  rep.para(fmt::format("{} measured rows from {} file(s) under `{}` ({} unusable rows skipped).{}", bench.size(),
-                       files.size(), o.bench_dir, skipped, others_note));
+  rep.para(fmt::format("{} measured rows from {} file(s) under `{}` ({} unusable rows skipped).{}{}", measured.size(),
+                       files.size(), o.bench_dir, skipped,
+                       batched ? fmt::format(" {} of them multiply several vectors at once (batch > 1): they appear "
+                                             "only in the last section.",
+                                             batched)
+                               : "",
+                       others_note));
   // The bandwidth each GPU's predictions use.
   std::map<std::string, std::pair<double, bool>> gpu_bw;
-  for (const auto& b : bench) gpu_bw[b.gpu] = {b.bandwidth, b.bandwidth_measured};
+  for (const auto& b : measured) gpu_bw[b.gpu] = {b.bandwidth, b.bandwidth_measured};
   {
     std::vector<std::vector<std::string>> bt;
     for (const auto& [gpu, bw] : gpu_bw)
@@ -371,215 +722,8 @@ std::string roofline(const Options& o) {
                           "the pure-model part above uses --bandwidth ({:.2f} TB/s).",
                           o.bandwidth / 1e12));
   }
-  // Measured vs predicted.
-  Plot mp;
-  mp.name = "measured_vs_predicted";
-  mp.title = "Measured median time vs roofline prediction (each GPU's measured copy bandwidth)";
-  mp.xlabel = "predicted time (us)";
-  mp.ylabel = "measured median time (us)";
-  mp.logx = mp.logy = true;
-  mp.key = "outside right top";
-  mp.width = 1100;
-  std::map<std::string, Series> by_kernel;
-  struct Ratio {
-    std::vector<double> r;
-  };
-  std::map<std::pair<std::string, std::string>, Ratio> ratios;
-  double lo = 1e300, hi = 0;
-  for (const auto& b : bench) {
-    Format f;
-    if (!kernel_format(b.kernel, f)) continue;
-    StorageConfig c = base;
-    c.shape = {b.rows, b.cols};
-    c.value_bits = b.value_bits;
-    c.delta_bits = b.delta_bits;
-    const double pred_us = analysis::roofline(f, b.density, c, b.bandwidth).seconds * 1e6;
-    auto& s = by_kernel[b.gpu + " " + b.kernel];
-    s.title = b.gpu + " " + b.kernel;
-    s.style = "errorbars";
-    s.x.push_back(pred_us);
-    s.y.push_back(b.median_us);
-    s.ylo.push_back(std::isfinite(b.p10_us) ? b.p10_us : b.median_us);
-    s.yhi.push_back(std::isfinite(b.p90_us) ? b.p90_us : b.median_us);
-    lo = std::min({lo, pred_us, b.median_us});
-    hi = std::max({hi, pred_us, b.median_us});
-    ratios[{b.gpu, b.kernel}].r.push_back(b.median_us / pred_us);
-  }
-  int k = 0;
-  for (auto& [name, s] : by_kernel) {
-    s.extra = fmt::format("pt {} ps 0.9 lc {}", 5 + k % 6, k + 1);
-    ++k;
-    mp.series.push_back(s);
-  }
-  if (hi > 0) {
-    Series diag;
-    diag.title = "measured = predicted";
-    diag.x = {lo * 0.8, hi * 1.25};
-    diag.y = diag.x;
-    diag.extra = "lw 1 dt 2 lc rgb 'black'";
-    mp.series.push_back(diag);
-  }
-  rep.figure(mp, "Each point one measured configuration (p10–p90 bars) against its roofline time at that GPU's measured "
-                 "copy bandwidth. MACKO kernels are predicted from the expected-case effd, cuSPARSE/CSR kernels from "
-                 "CSR32, cuBLAS from dense.");
-  {
-    std::vector<std::vector<std::string>> rt;
-    for (auto& [key, v] : ratios) {
-      auto r = v.r;
-      std::sort(r.begin(), r.end());
-      rt.push_back({key.first, key.second, std::to_string(r.size()), num(r.front(), 2), num(r[r.size() / 2], 2),
-                    num(r.back(), 2)});
-    }
-    rep.table({"gpu", "kernel", "rows", "min measured/predicted", "median", "max"}, rt,
-              "Measured over predicted time per kernel (1.0: at the copy-bandwidth roofline).");
-  }
-
-  // Speedup over cuBLAS vs density, one panel per shape (paper Figures 4 and 5).
-  enum Kind { k_macko, k_cusparse, k_csr, k_dense, k_other };
-  auto kind_of = [](const std::string& kernel) {
-    const std::string kk = lower(kernel);
-    if (kk.find("macko") != std::string::npos) return k_macko;
-    if (kk.find("cusparse") != std::string::npos) return k_cusparse;
-    if (kk.find("csr") != std::string::npos) return k_csr;
-    if (is_dense_kernel(kernel)) return k_dense;
-    return k_other;
-  };
-  auto uniform = [](const std::string& p) {
-    const std::string q = lower(p);
-    return q.empty() || q == "exact_nnz" || q == "uniform" || q == "random";
-  };
-  // cuBLAS time for a row: the dense row of the same GPU, shape, density and pattern, else the median of
-  // that GPU and shape's dense rows (its time does not depend on density).
-  auto dense_us_for = [&](const BenchRow& b) {
-    std::vector<double> all;
-    for (const auto& d : bench)
-      if (d.gpu == b.gpu && d.rows == b.rows && d.cols == b.cols && kind_of(d.kernel) == k_dense) {
-        if (std::abs(d.density - b.density) < 1e-9 && d.pattern == b.pattern && d.file == b.file) return d.median_us;
-        all.push_back(d.median_us);
-      }
-    if (all.empty()) return std::nan("");
-    std::sort(all.begin(), all.end());
-    return all[all.size() / 2];
-  };
-  struct Cell {
-    double speedup = 0, pct_bw = std::nan("");
-  };
-  // gpu -> shape -> kind -> density -> best cell (several schedules of one kernel: the fastest).
-  std::map<std::string, std::map<std::pair<std::int64_t, std::int64_t>, std::map<int, std::map<double, Cell>>>> sp_;
-  std::vector<std::vector<std::string>> fam;
-  for (const auto& b : bench) {
-    const Kind kd = kind_of(b.kernel);
-    if (kd == k_dense || kd == k_other) continue;
-    const double dus = dense_us_for(b);
-    if (!std::isfinite(dus)) continue;
-    const double speedup = dus / b.median_us;
-    if (!uniform(b.pattern)) {
-      if (kd == k_macko)
-        fam.push_back({b.gpu, fmt::format("{}x{}", b.rows, b.cols), b.pattern, num(b.density, 2),
-                       num(speedup, 2) + "x", std::isfinite(b.pct_copy_bw) ? num(b.pct_copy_bw, 1) + "%" : "-"});
-      continue;
-    }
-    auto& cell = sp_[b.gpu][{b.rows, b.cols}][kd][b.density];
-    if (speedup > cell.speedup) cell = {speedup, b.pct_copy_bw};
-  }
-  if (sp_.empty()) {
-    rep.para("No cuBLAS rows share a GPU and shape with a sparse kernel, so no measured speedups can be formed.");
-    return rep.write(o.out_dir);
-  }
-  const char* kind_title[] = {"MACKO", "cuSPARSE CSR", "our CSR kernel"};
-  const char* kind_style[] = {"pt 7 ps 1.1 lw 2 lc rgb '#1f77b4'", "pt 5 ps 0.9 lw 1.5 lc rgb '#d62728'",
-                              "pt 9 ps 1.0 lw 1.5 lc rgb '#2ca02c'"};
-  int gi = 0;
-  for (const auto& [gpu, shapes_m] : sp_) {
-    const double bw = gpu_bw[gpu].first;
-    Plot mf;
-    mf.name = fmt::format("measured_speedup{}", gi ? fmt::format("_{}", gi) : "");
-    ++gi;
-    mf.title = fmt::format("{}: speedup over cuBLAS GEMV vs density, uniform random, fp16 (roofline at {:.0f} GB/s)",
-                           gpu, bw / 1e9);
-    two_column_grid(mf, static_cast<int>(shapes_m.size()), 60, 400);
-    bool first = true;
-    for (const auto& [shape, by_kind] : shapes_m) {
-      Plot pn;
-      pn.name = mf.name;
-      pn.title = fmt::format("{} x {}", shape.first, shape.second);
-      pn.xlabel = "density";
-      pn.ylabel = "speedup over cuBLAS";
-      pn.logy = true;
-      pn.xrange = "[0:1.02]";
-      pn.key = first ? "top right font ',10'" : "off";
-      pn.extra = {"set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#555555' lw 1.2",
-                  "set xtics 0.1"};
-      first = false;
-      for (const auto& [kd, dens] : by_kind) {
-        Series s;
-        s.title = kind_title[kd];
-        s.style = "linespoints";
-        s.extra = kind_style[kd];
-        for (const auto& [d, cell] : dens) {
-          s.x.push_back(d);
-          s.y.push_back(cell.speedup);
-        }
-        pn.series.push_back(s);
-      }
-      StorageConfig c = base;
-      c.shape = {shape.first, shape.second};
-      for (const Format f : {Format::macko_expected, Format::csr32}) {
-        Series line;
-        line.title = f == Format::csr32 ? "roofline CSR (32-bit)" : "roofline MACKO (expected effd)";
-        for (int i = 1; i <= 50; ++i) {
-          const double d = i / 50.0;
-          line.x.push_back(d);
-          line.y.push_back(analysis::roofline(f, d, c, bw).speedup_vs_dense);
-        }
-        line.extra = f == Format::csr32 ? "lw 1.2 dt 3 lc rgb '#d62728'" : "lw 1.5 dt 2 lc rgb '#1f77b4'";
-        pn.series.push_back(line);
-      }
-      mf.panels.push_back(pn);
-    }
-    rep.figure(mf, fmt::format(
-                       "{}: measured speedup of each sparse kernel over cuBLAS GEMV on the same shape (points; the "
-                       "fastest schedule per density), against the roofline speedup — dense bytes over the format's "
-                       "bytes, which tends to 1/effd (dashed). The grey line is parity with cuBLAS. Roofline ratios do "
-                       "not depend on the bandwidth; the absolute predictions above use {:.0f} GB/s.",
-                       gpu, bw / 1e9));
-    // MACKO table: speedup over cuBLAS and % of copy bandwidth per shape x density.
-    std::set<double, std::greater<>> dset;
-    for (const auto& [shape, by_kind] : shapes_m)
-      if (const auto it = by_kind.find(k_macko); it != by_kind.end())
-        for (const auto& [d, cell] : it->second) dset.insert(d);
-    if (dset.empty()) continue;
-    std::vector<std::string> hdr = {"shape"};
-    for (const double d : dset) hdr.push_back("d=" + num(d, 2));
-    std::vector<std::vector<std::string>> mt;
-    for (const auto& [shape, by_kind] : shapes_m) {
-      const auto it = by_kind.find(k_macko);
-      if (it == by_kind.end()) continue;
-      std::vector<std::string> r = {fmt::format("{}x{}", shape.first, shape.second)};
-      StorageConfig c = base;
-      c.shape = {shape.first, shape.second};
-      for (const double d : dset) {
-        const auto ct = it->second.find(d);
-        if (ct == it->second.end()) {
-          r.push_back("-");
-          continue;
-        }
-        const double pred = analysis::roofline(Format::macko_expected, d, c, bw).speedup_vs_dense;
-        r.push_back(fmt::format("{:.2f}x (roofline {:.2f}x), {}", ct->second.speedup, pred,
-                                std::isfinite(ct->second.pct_bw) ? num(ct->second.pct_bw, 0) + "% copy bw" : "-"));
-      }
-      mt.push_back(r);
-    }
-    rep.table(hdr, mt,
-              fmt::format("{}: MACKO's measured speedup over cuBLAS GEMV (fastest schedule), the roofline speedup for the "
-                          "same shape and density, and MACKO's effective bandwidth as % of the measured copy bandwidth "
-                          "({:.0f} GB/s). Uniform random patterns with exact nnz.",
-                          gpu, bw / 1e9));
-  }
-  if (!fam.empty())
-    rep.table({"gpu", "shape", "pattern", "density", "MACKO speedup over cuBLAS", "% copy bw"}, fam,
-              "MACKO on the other pattern families (not in the figure above).");
-  bounds_section(rep, bench, uniform);
+  single_vector_sections(rep, bench, base, gpu_bw);
+  batch_section(rep, measured);
   return rep.write(o.out_dir);
 }
 

@@ -132,6 +132,48 @@ TEST_CASE("notebook 5 sets MACKO against its read and row_stream bounds when a r
   CHECK_FALSE(has(plain, "MACKO against its own loads"));
 }
 
+TEST_CASE("notebook 5 keeps batched rows out of its single-vector sections and plots them on their own") {
+  const fs::path root = scratch("nb5_batch");
+  const auto o = options(root);
+  const fs::path g = root / "results" / "Test_GPU";
+  write_macko(g, true);  // no batch column: every row is batch 1
+  // Without batched rows the section says so in one line.
+  const std::string plain = slurp(fs::path(roofline(o)).replace_extension(".md"));
+  CHECK(has(plain, "No results with batch > 1 are present"));
+  {
+    std::ofstream c(g / "macko_20260103T000000Z.csv");
+    c << "gpu,kernel,schedule,rows,cols,batch,density,pattern,value_type,delta_bits,median_us,p10_us,p90_us,bytes,"
+         "gbps,pct_copy_bw\n";
+    c << "Test GPU,cublas_gemv,,4096,1024,1,0.5,exact_nnz,fp16,,20,19,21,1,1,50\n";
+    c << "Test GPU,macko,wpb=4,4096,1024,1,0.5,exact_nnz,fp16,4,10,9,11,1,1,60\n";
+    c << "Test GPU,cublas_gemm,,4096,1024,2,0.5,exact_nnz,fp16,,24,23,25,1,1,50\n";
+    c << "Test GPU,macko,wpb=16,4096,1024,2,0.5,exact_nnz,fp16,4,30,29,31,1,1,40\n";  // slower schedule
+    c << "Test GPU,macko,wpb=4,4096,1024,2,0.5,exact_nnz,fp16,4,12,11,13,1,1,60\n";
+    c << "Test GPU,cublas_gemm,,4096,1024,8,0.5,exact_nnz,fp16,,20,19,21,1,1,50\n";
+    c << "Test GPU,macko,wpb=4,4096,1024,8,0.5,exact_nnz,fp16,4,40,39,41,1,1,30\n";
+    // At d = 0.1 only batch 8 ran: were it read as batch 1, the shape x density table would show 2.50x.
+    c << "Test GPU,cublas_gemm,,4096,1024,8,0.1,exact_nnz,fp16,,20,19,21,1,1,50\n";
+    c << "Test GPU,macko,wpb=4,4096,1024,8,0.1,exact_nnz,fp16,4,8,7,9,1,1,30\n";
+  }
+  const std::string md = slurp(fs::path(roofline(o)).replace_extension(".md"));
+  CHECK(has(md, "22 measured rows from 2 file(s)"));
+  CHECK(has(md, "7 of them multiply several vectors at once"));
+  CHECK(has(md, "Batched SpMV: several vectors at once"));
+  CHECK_FALSE(has(md, "No results with batch > 1"));
+  // shape, density, batch, MACKO, cuBLAS, speedup, MACKO per vector (fastest schedule at batch 2).
+  CHECK(has(md, "| 4096x1024 | 0.50 | 1 | 10.0 | 20.0 | 2.00x | 10.0 |"));
+  CHECK(has(md, "| 4096x1024 | 0.50 | 2 | 12.0 | 24.0 | 2.00x | 6.0 |"));
+  CHECK(has(md, "| 4096x1024 | 0.50 | 8 | 40.0 | 20.0 | 0.50x | 5.0 |"));
+  CHECK(has(md, "| 4096x1024 | 0.10 | 8 | 8.0 | 20.0 | 2.50x | 1.0 |"));
+  // The single-vector table still holds the batch-1 speedups only.
+  CHECK(has(md, "2.00x (roofline"));
+  CHECK_FALSE(has(md, "2.50x (roofline"));
+  CHECK_FALSE(has(md, "0.50x (roofline"));
+  // The batched shape's own figure; the 2048^2 shape, never batched, is not in it.
+  CHECK(has(md, "batched_speedup.png"));
+  CHECK_FALSE(has(md, "| 2048x2048 | 0.50 | 1 |"));
+}
+
 TEST_CASE("notebook 5 falls back to --bandwidth without a meta file, and says so") {
   const fs::path root = scratch("nb5_nometa");
   auto o = options(root);
