@@ -20,6 +20,9 @@ if [ $gpu = 1 ]; then
   echo; echo "== GPU: property tests (kernel == warp model, bit for bit) and quick benchmarks"
   ctest --test-dir $B -L gpu --output-on-failure
   $B/bench/ws_bench_macko --quick --threads "$(nproc)" --out bench/results
+  # Batches of 2, 4 and 8 vectors on one shape (notebook 5's batched section).
+  $B/bench/ws_bench_macko --shapes 12288x12288 --densities 1.0,0.5,0.3,0.1 --patterns none --batch 1,2,4,8 \
+    --kernels cublas_gemv,cusparse_csr,macko --threads "$(nproc)" --out bench/results
   $B/bench/ws_bench_sparse24 --quick --ws-tiles tall_pipe,hopper_tall_store --out bench/results
 else
   echo; echo "== no GPU: GPU tests and benchmarks skipped; the reports use bench/results/ from earlier device runs"
