@@ -65,7 +65,8 @@ struct Options : CommonOptions {
   double pattern_density = 0.5;
   std::string value_types = "fp16";
   std::string delta_bits = "4";
-  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared;
+  std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared,
+      x_swizzle;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   std::string batch = "1";  // vectors per product (macko::Schedule::batch)
   // cusparseSpMM with row-order X and Y: CSR_ALG3 is the one that meets the fp32 bound, and the
@@ -252,7 +253,7 @@ std::string schedule_str(const macko::Schedule& s) {
   return "wpb=" + std::to_string(s.warps_per_block) + "/unroll=" + std::to_string(s.unroll_blocks) +
          "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
          "/bpsm=" + std::to_string(s.blocks_per_sm) + "/elems=" + std::to_string(s.lane_elems) +
-         "/splits=" + std::to_string(s.row_splits) + (s.x_shared ? "/xs=1" : "");
+         "/splits=" + std::to_string(s.row_splits) + (s.x_shared ? "/xs=1" : "") + (s.x_swizzle ? "/swz=1" : "");
 }
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
@@ -273,7 +274,8 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
           for (const int bpsm : list(o.blocks_per_sm, def.blocks_per_sm, "blocks per SM"))
             for (const int e : list(o.lane_elems, def.lane_elems, "lane elements"))
               for (const int sp : list(o.row_splits, def.row_splits, "row splits"))
-                for (const int xs : list(o.x_shared, int(def.x_shared), "x shared")) {
+                for (const int xs : list(o.x_shared, int(def.x_shared), "x shared"))
+                  for (const int swz : list(o.x_swizzle, int(def.x_swizzle), "x swizzle")) {
                   macko::Schedule s = def;
                   s.warps_per_block = wpb;
                   s.unroll_blocks = un;
@@ -283,6 +285,7 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
                   s.lane_elems = e;
                   s.row_splits = sp;
                   s.x_shared = xs != 0;
+                  s.x_swizzle = swz != 0;
                   const std::string what = "# skipped schedule db=" + std::to_string(s.delta_bits) + " " +
                                            schedule_str(s) + " at batch " + std::to_string(s.batch);
                   if (!s.valid()) ctx.note_once(what + ": not valid");
@@ -694,6 +697,7 @@ int main(int argc, char** argv) {
   app.add_option("--lane-elems", o.lane_elems, "MACKO schedules: 8,4,2 elements per lane per step (4-bit deltas)");
   app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
   app.add_option("--x-shared", o.x_shared, "MACKO schedules: 0,1 (x staged in shared memory, persistent grid)");
+  app.add_option("--x-swizzle", o.x_swizzle, "MACKO schedules: 0,1 (x in shared memory swizzled at batch 1; needs --x-shared 1)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
                  "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4 (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();

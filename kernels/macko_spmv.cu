@@ -30,23 +30,25 @@ template <class H> using device_t = typename DeviceType<H>::type;
 bool same_compiled(const macko::Schedule& a, const macko::Schedule& b) {
   return a.delta_bits == b.delta_bits && a.lane_accumulators == b.lane_accumulators &&
          a.unroll_blocks == b.unroll_blocks && a.prefetch == b.prefetch && a.lane_elems == b.lane_elems &&
-         a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch;
+         a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch &&
+         (a.batch > 1 || a.x_swizzle == b.x_swizzle);  // batches always swizzle x in shared memory
 }
 std::string compiled_name(const macko::Schedule& s) {
   return "db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
          "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
          "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
-         (s.x_shared ? "/x_shared" : "") + (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "");
+         (s.x_shared ? "/x_shared" : "") + (s.x_swizzle ? "/x_swizzle" : "") +
+         (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "");
 }
 
 template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false,
-          int NB = 1>
+          int NB = 1, bool SWZ = false>
 struct Variant {
   static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kBatch = NB;
-  static constexpr bool kPrefetch = PF, kXShared = XS;
+  static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ;
   // The kernel's own compile-time schedule (its launch parameters are placeholders).
   static constexpr macko::Schedule schedule() {
-    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB>::kSched;
+    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ>::kSched;
   }
   static bool matches(const macko::Schedule& s) { return same_compiled(s, schedule()); }
   static std::string name() { return compiled_name(schedule()); }
@@ -56,7 +58,8 @@ struct Variant {
 // over 2 warps (Schedule::row_splits) are built for the default schedule only, which takes them
 // for wide matrices (default_schedule); 4 splits lost by 10-60 % (kernels/NOTES.md, run 6). x in
 // shared memory with 2 splits (8 warps per block) serves the x_shared matrices whose last round of
-// rows is short (default_schedule; runs 44-45).
+// rows is short (default_schedule; runs 44-45). The same three x_shared kernels are built with x
+// swizzled (Schedule::x_swizzle, for N:M-pruned matrices; run 59).
 // Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x through L1 (8, 4 and 2
 // elements per lane; split rows) and in shared memory (kernels/NOTES.md, "Batched MACKO").
 template <int NB>
@@ -70,7 +73,8 @@ using Compiled = decltype(std::tuple_cat(
                Variant<4, 2, 1, true>, Variant<4, 1, 2, true>, Variant<4, 2, 2, true>, Variant<4, 1, 2, true, 4>,
                Variant<1, 1, 2, true>, Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>,
                Variant<4, 1, 2, true, 8, 1, true>, Variant<4, 1, 2, true, 4, 1, true>,
-               Variant<4, 1, 2, true, 8, 2, true>>{},
+               Variant<4, 1, 2, true, 8, 2, true>, Variant<4, 1, 2, true, 8, 1, true, 1, true>,
+               Variant<4, 1, 2, true, 4, 1, true, 1, true>, Variant<4, 1, 2, true, 8, 2, true, 1, true>>{},
     BatchVariants<2>{}, BatchVariants<4>{}, BatchVariants<8>{}));
 
 // Bytes of shared memory x takes (16-byte words: the block copies it with 16-byte cp.async).
@@ -105,9 +109,9 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
                     std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
                     int wpb, int blocks_per_sm, cudaStream_t st) {
   using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                      V::kXShared, V::kBatch>;
+                                      V::kXShared, V::kBatch, V::kXSwizzle>;
   using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                    V::kXShared, V::kBatch>;
+                                    V::kXShared, V::kBatch, V::kXSwizzle>;
   auto kernel = [&] {
     if constexpr (V::kXShared)
       return wide ? detail::macko_spmv_xs_kernel<Wide, TD, TYD> : detail::macko_spmv_xs_kernel<Narrow, TD, TYD>;
@@ -171,7 +175,7 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
     int dev = 0, sms = 0;
     WS_CUDA(cudaGetDevice(&dev));
     WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const XsFit fit = xs_fit(kernel, dev, 32 * wpb, x_smem_bytes(cols, sizeof(__half)));
+    const XsFit fit = xs_fit(kernel, dev, 32 * wpb, x_smem_bytes(macko::x_shared_elems(cols, 1), sizeof(__half)));
     return std::int64_t{fit.resident} * sms * wpb;
   } catch (const Error&) {
     return 0;  // no device answers

@@ -155,8 +155,10 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
 // The block's copy is issued with cp.async before the warps start their rows; ready() waits for
 // it (this thread's copies, then a block-wide barrier), and spmv_rows calls it exactly once per
 // warp, after the warp's first row loads are in flight, so the copy overlaps them.
-template <class T, int NB = 1>
+template <class T, int NB = 1, bool SWZ = false>
 struct SharedX {
+  // Batches always swizzle their packs; one vector only with Schedule::x_swizzle.
+  static constexpr bool kSwizzled = NB > 1 || SWZ;
   const T* s;
   __device__ __forceinline__ void ready() const {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -164,22 +166,23 @@ struct SharedX {
     // row, or after the row loop when they have none), each exactly once.
     asm volatile("bar.sync 0;\n" ::: "memory");
   }
-  // With NB > 1 the packs are swizzled (macko::x_pack_slot), so a column's address is computed
-  // whole rather than as an offset from the cursor.
+  // A swizzled copy (macko::x_pack_slot) is addressed column by column rather than as an offset
+  // from the cursor.
   __device__ __forceinline__ XPack<T, NB> at(unsigned c) const {
-    return reinterpret_cast<const XPack<T, NB>*>(s)[macko::x_pack_slot(c, NB)];
+    if constexpr (kSwizzled) return reinterpret_cast<const XPack<T, NB>*>(s)[macko::x_pack_slot(c, NB)];
+    else return {{s[c]}};
   }
   struct Cursor {
     const T* p;
     int col;
     __device__ __forceinline__ XPack<T, NB> operator[](unsigned k) const {
-      if constexpr (NB == 1) return {{p[k]}};
-      else return SharedX{p}.at(static_cast<unsigned>(col) + k);
+      if constexpr (kSwizzled) return SharedX{p}.at(static_cast<unsigned>(col) + k);
+      else return {{p[k]}};
     }
   };
   __device__ __forceinline__ Cursor cursor(int col) const {
-    if constexpr (NB == 1) return {s + col, col};
-    else return {s, col};
+    if constexpr (kSwizzled) return {s, col};
+    else return {s + col, col};
   }
   __device__ __forceinline__ XPack<T, NB> operator()(int col) const { return at(static_cast<unsigned>(col)); }
 };
@@ -204,7 +207,7 @@ __device__ __forceinline__ void fma_x(float (&acc)[NB][A], int a, const T& v, co
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, bool XSHARED = false, int NB = 1>
+          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -215,6 +218,7 @@ struct KernelConfig {
   static constexpr int kSplits = SPLITS;
   static constexpr bool kXShared = XSHARED;
   static constexpr int kBatch = NB;
+  static constexpr bool kXSwizzle = XSWIZZLE;
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -225,6 +229,7 @@ struct KernelConfig {
     s.row_splits = SPLITS;
     s.x_shared = XSHARED;
     s.batch = NB;
+    s.x_swizzle = XSWIZZLE;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -520,12 +525,15 @@ __global__ void __launch_bounds__(1024)
   T* xs = reinterpret_cast<T*>(macko_xs);
   const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
   if constexpr (Cfg::kBatch == 1) {
+    // 16-byte chunks (to their swizzled place with x_swizzle: macko::x_pack_slot keeps each chunk
+    // whole), then the tail.
+    auto slot = [](std::int64_t c) { return Cfg::kXSwizzle ? macko::x_pack_slot(c, 1) : c; };
     const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
     for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(16 * i)),
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(2 * slot(8 * i))),
                    "l"(reinterpret_cast<const uint4*>(x) + i)
                    : "memory");
-    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[i] = x[i];
+    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[slot(i)] = x[i];
   } else {
     // One cp.async per column: its pack (2 * batch bytes, aligned: the host checks x) to its
     // swizzled slot (macko::x_pack_slot).
@@ -539,7 +547,8 @@ __global__ void __launch_bounds__(1024)
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
     }
   }
-  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch>{xs}, y, rows, alpha, beta, split_bases);
+  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
+                 split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail

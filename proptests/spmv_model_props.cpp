@@ -106,7 +106,7 @@ TEST_CASE("batched MACKO model loads: one gather per element slot, each a batch-
   CHECK_FALSE(s.valid());
 }
 
-TEST_CASE("batched x in shared memory: the pack swizzle is a bijection inside each row, and dense gathers are conflict-free") {
+TEST_CASE("x in shared memory: the swizzle is a bijection inside each row, dense batched gathers are conflict-free, 2:4 gathers half as conflicted") {
   for (const int nb : {2, 4, 8}) {
     const std::int64_t p = macko::x_packs_per_row(nb);
     REQUIRE(p * nb * 2 == 128);
@@ -134,8 +134,36 @@ TEST_CASE("batched x in shared memory: the pack swizzle is a bijection inside ea
         for (const int n : banks) CHECK(n <= 1);
       }
   }
-  CHECK(macko::x_pack_slot(12345, 1) == 12345);  // one vector: no swizzle
-  CHECK(macko::x_shared_elems(1001, 1) == 1001);
+  // One vector: 16-byte chunks permuted inside each 128-byte row (64 columns), each chunk whole.
+  for (std::int64_t row = 0; row < 64; ++row) {
+    std::vector<int> seen(64, 0);
+    for (std::int64_t c = row * 64; c < (row + 1) * 64; ++c) {
+      const std::int64_t slot = macko::x_pack_slot(c, 1);
+      REQUIRE(slot / 64 == row);
+      REQUIRE(slot % 8 == c % 8);
+      ++seen[static_cast<std::size_t>(slot % 64)];
+    }
+    for (const int n : seen) REQUIRE(n == 1);
+  }
+  CHECK(macko::x_shared_elems(1001, 1) == 1024);
+  // A 2:4 row at d = 0.5: lane l's k-th element is column 16l + 2k + (0 or 1). Count the lanes whose
+  // 4-byte words share a bank: 8 unswizzled (lanes l, l + 4, ...), at most 4 swizzled.
+  auto worst_bank = [](auto slot_of) {
+    int worst = 0;
+    for (int k = 0; k < 8; ++k)
+      for (int odd = 0; odd < 2; ++odd) {
+        std::vector<std::vector<std::int64_t>> words(32);
+        for (int l = 0; l < 32; ++l) {
+          const std::int64_t w = slot_of(std::int64_t{16 * l + 2 * k + odd}) / 2;
+          auto& b = words[static_cast<std::size_t>(w % 32)];
+          if (std::find(b.begin(), b.end(), w) == b.end()) b.push_back(w);  // one word is a broadcast
+        }
+        for (const auto& b : words) worst = std::max(worst, static_cast<int>(b.size()));
+      }
+    return worst;
+  };
+  CHECK(worst_bank([](std::int64_t c) { return c; }) == 8);
+  CHECK(worst_bank([](std::int64_t c) { return macko::x_pack_slot(c, 1); }) <= 4);
 }
 
 TEST_CASE("CSR warp model equals the oracle within the fp32 bound, without faults") {

@@ -94,7 +94,8 @@ void check_case(const Case& c) {
               std::to_string(c.cols) + ", db " + std::to_string(c.delta_bits) + ", acc " +
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
               ", lane elements " + std::to_string(c.sched.lane_elems) + ", row splits " +
-              std::to_string(c.sched.row_splits) + ", x_shared " + std::to_string(c.sched.x_shared) + ")");
+              std::to_string(c.sched.row_splits) + ", x_shared " + std::to_string(c.sched.x_shared) + ", x_swizzle " +
+              std::to_string(c.sched.x_swizzle) + ")");
     }
   }
   // Model vs oracle within the derived bound, every vector: the rule `warpsparse verify` and the
@@ -161,6 +162,8 @@ rc::Gen<Case> gen_case(bool big, bool batched = false) {
       c.sched.lane_elems = std::get<3>(v);
       c.sched.row_splits = std::get<4>(v);
       c.sched.x_shared = std::get<5>(v);
+      // Each x_shared kernel is also built with x swizzled (Schedule::x_swizzle).
+      if (c.sched.x_shared) c.sched.x_swizzle = *rc::gen::arbitrary<bool>().as("x_swizzle");
     }
     c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8).as("rows per block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
@@ -330,6 +333,20 @@ TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
   run_xs(5000, 4099, 0.5, 8);
   run_xs(2, 60000, 0.3, 8);
   run_xs(37, 100, 0.0, 4);
+  // The same with x swizzled (Schedule::x_swizzle), odd column counts included (the copy's tail).
+  auto run_swz = [](std::int64_t rows, std::int64_t cols, double d, int lane_elems, int splits) {
+    macko::Schedule s = gpu::default_schedule(4);
+    s.lane_elems = lane_elems;
+    s.row_splits = splits;
+    s.warps_per_block = 8;
+    s.x_shared = true;
+    s.x_swizzle = true;
+    Case c{rows, cols, {analysis::Pattern::nm_2_4, d, 0}, 556, 4, s, false, false, 1.0f, 0.5f};
+    check_case<half, half>(c);
+  };
+  run_swz(3000, 4099, 0.5, 8, 1);
+  run_swz(3000, 1001, 0.5, 4, 1);
+  run_swz(500, 20000, 0.5, 8, 2);
   // An x larger than a block's shared memory is refused by name, not truncated.
   const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.01, 0}, 2, 200000, 3);
   auto da = gpu::upload_macko(encode_macko(m));

@@ -138,6 +138,12 @@ struct Schedule {
   // 5, 6 or 7 vectors run as the next width up with extra (finite) columns whose results are not
   // read. A batch reads the matrix once: macko-paper.txt §7 names it future work.
   int batch = 1;
+  // x's copy in shared memory swizzled at batch 1 too (x_pack_slot; batches always are). It takes
+  // 0.5-4 % longer on uniform and Bernoulli rows (more instructions per gather) and 15-28 % less
+  // time on 2:4 and 4:8 rows, whose regular columns otherwise put 8 lanes of a gather in one bank
+  // (H100, run 60, kernels/NOTES.md): set it for N:M-pruned matrices. Only where x is read from
+  // changes, so the warp model ignores it. Needs x_shared; batches ignore it.
+  bool x_swizzle = false;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
   // Steps served by one delta load per lane, and the elements of that block.
@@ -157,29 +163,35 @@ struct Schedule {
            blocks_per_sm >= 0 &&
            (lane_elems == kElemsPerLane || ((lane_elems == 4 || lane_elems == 2) && delta_bits == 4)) &&
            (row_splits == 1 || row_splits == 2 || row_splits == 4 || row_splits == 8) &&
-           (batch == 1 || batch == 2 || batch == 4 || batch == 8) &&
+           (batch == 1 || batch == 2 || batch == 4 || batch == 8) && (!x_swizzle || x_shared) &&
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
            (row_splits == 1 || warps_per_block / row_splits <= 15);
   }
 };
 
-// Batched x in shared memory (Schedule::batch = B > 1 with x_shared): column c's pack of B 16-bit
-// values (2B bytes) sits at pack slot x_pack_slot(c, B), an XOR swizzle inside each 128-byte row of
-// 64/B packs. At high density the lanes of one gather read columns lane_elems apart, so unswizzled
-// the packs of 8 lanes (B = 8: 16 bytes each, one quarter warp per shared-memory wavefront) would
-// all fall in the same four banks; swizzled, lanes in consecutive rows land in distinct banks.
+// x in shared memory (Schedule::x_shared): column c's value(s) sit at slot x_pack_slot(c, B), an
+// XOR swizzle inside each 128-byte row of x's copy. Regular columns otherwise put the lanes of one
+// gather in the same banks:
+// - B = 1: lane l of a 2:4 row at d = 0.5 owns columns 16l .. 16l + 15, so a gather reads 2-byte
+//   words 32 bytes apart and lanes l, l + 4, l + 8 ... share a bank (8-way). The 16-byte chunks of
+//   a row are permuted by the row's index, which halves that (a test counts it) and keeps every
+//   chunk whole, so the copy stays one 16-byte cp.async per chunk.
+// - B > 1: column c's pack of B 16-bit values (2B bytes) is one slot of the 64/B in a row, permuted
+//   by the row's index: at high density the lanes of one gather read columns lane_elems apart, and
+//   unswizzled the packs of 8 lanes (B = 8: 16 bytes each, one quarter warp per wavefront) would all
+//   fall in the same four banks.
+// At batch 1 the kernel swizzles only with Schedule::x_swizzle (it costs uniform rows 0.5-4 %).
 // The kernel alone reads this layout (the warp model reads x as given), so it changes no result.
 WS_HD constexpr int x_packs_per_row(int batch) { return 64 / batch; }
 template <class I>
 WS_HD constexpr I x_pack_slot(I c, int batch) {
-  if (batch == 1) return c;
+  if (batch == 1) return c ^ (((c >> 6) & 7) << 3);
   const I p = static_cast<I>(x_packs_per_row(batch));
   return c ^ ((c / p) & (p - 1));
 }
-// 16-bit elements the block's copy of x takes: whole rows of packs when swizzled.
+// 16-bit elements the block's copy of x takes: whole 128-byte rows (the swizzle stays inside one).
 WS_HD constexpr std::int64_t x_shared_elems(std::int64_t cols, int batch) {
-  if (batch == 1) return cols;
   const std::int64_t p = x_packs_per_row(batch);
   return (cols + p - 1) / p * p * batch;
 }
