@@ -59,7 +59,7 @@ struct Variant {
 // for wide matrices (default_schedule); 4 splits lost by 10-60 % (kernels/NOTES.md, run 6). x in
 // shared memory with 2 splits (8 warps per block) serves the x_shared matrices whose last round of
 // rows is short (default_schedule; runs 44-45). The same three x_shared kernels are built with x
-// swizzled (Schedule::x_swizzle, for N:M-pruned matrices; run 59).
+// swizzled (Schedule::x_swizzle, for N:M-pruned matrices; runs 59-60).
 // Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x through L1 (8, 4 and 2
 // elements per lane; split rows) and in shared memory (kernels/NOTES.md, "Batched MACKO").
 template <int NB>
