@@ -197,15 +197,10 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
 //   up to batch 4 (run 55, 8192x28672: 1-5 % faster at d = 0.5, a tie at 0.1), not at batch 8,
 //   where the split kernel (70 registers) is 25 % (d = 0.5) to 65 % (d = 0.1) slower.
 // 8 elements per lane elsewhere: 4 and 2 won no case with x in shared memory, nor through L1 at d <= 0.5.
-static macko::Schedule default_batch_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols, int batch) {
-  macko::Schedule s;
-  s.delta_bits = delta_bits;
-  s.batch = batch;
-  s.warps_per_block = 4;
-  s.unroll_blocks = 2;
-  s.lane_accumulators = 1;
-  s.prefetch = true;
-  if (delta_bits != 4 || rows <= 0) return s;
+// s: default_schedule's common fields (the batch-1 loads, 4-warp blocks).
+static macko::Schedule default_batch_schedule(macko::Schedule s, double density, std::int64_t rows, std::int64_t cols) {
+  const int batch = s.batch;
+  if (s.delta_bits != 4 || rows <= 0) return s;
   const bool dense_rows = density >= kBatchDenseDensity;
   const std::int64_t x_bytes = macko::x_shared_elems(cols, batch) * 2;
   if ((batch <= 4 && cols * batch <= kXSharedDefaultMaxCols) ||
@@ -224,13 +219,14 @@ static macko::Schedule default_batch_schedule(int delta_bits, double density, st
 }
 
 macko::Schedule default_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols, int batch) {
-  if (batch != 1) return default_batch_schedule(delta_bits, density, rows, cols, batch);
   macko::Schedule s;
   s.delta_bits = delta_bits;
+  s.batch = batch;
   s.warps_per_block = 4;
   s.unroll_blocks = 2;
   s.lane_accumulators = 1;
   s.prefetch = true;  // measured best on the H200 for 4-bit deltas (kernels/NOTES.md)
+  if (batch != 1) return default_batch_schedule(s, density, rows, cols);
   // H100, 2026-11-23: 4 elements per lane is 2-3% faster at d = 0.1 on all four quick shapes and
   // 8-15% slower at d >= 0.3 (kernels/NOTES.md).
   if (delta_bits == 4 && density <= 0.15) s.lane_elems = 4;

@@ -27,6 +27,15 @@ Epilogue gen_epilogue() {
   return e;
 }
 
+// One row of `cols` ones: every column stored, no padding.
+SparseRows<half> dense_row(int cols) {
+  SparseRows<half> m;
+  m.cols = cols;
+  for (int c = 0; c < cols; ++c) m.push(c, half(1.0f));
+  m.end_row();
+  return m;
+}
+
 template <class T, class TY>
 void macko_property() {
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
@@ -81,11 +90,7 @@ TEST_CASE("batched MACKO warp model: each vector has the bits of a batch-1 produ
 }
 
 TEST_CASE("batched MACKO model loads: one gather per element slot, each a batch-wide vector") {
-  SparseRows<half> m;
-  m.cols = 256;
-  for (int c = 0; c < 256; ++c) m.push(c, half(1.0f));
-  m.end_row();
-  const Macko<half> a = encode_macko(m);
+  const Macko<half> a = encode_macko(dense_row(256));
   std::vector<half> x(256 * 8);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = half(float(i % 8) * 0.25f);  // vector b holds b/4
   const std::vector<float> y_old;
@@ -194,11 +199,7 @@ TEST_CASE("the check can fail: a perturbed output is caught") {
 }
 
 TEST_CASE("MACKO model loads: one dense 256-element fp16 row is one 512-byte value load and one 128-byte delta load") {
-  SparseRows<half> m;
-  m.cols = 256;
-  for (int c = 0; c < 256; ++c) m.push(c, half(1.0f));
-  m.end_row();
-  const Macko<half> a = encode_macko(m);
+  const Macko<half> a = encode_macko(dense_row(256));
   REQUIRE(a.emitted() == 256);
   const std::vector<half> x(256, half(0.5f));
   const std::vector<float> y_old;
