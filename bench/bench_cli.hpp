@@ -11,11 +11,11 @@ namespace warpsparse::bench {
 
 struct CommonOptions {
   bool quick = false, full = false;
-  int warmup = 100, iters = 200;
+  int warmup = 100, iters = 200, rest_ms = 0;
   bool no_flush = false, dry_run = false;
   std::string out = "bench/results";
   std::uint64_t seed = 1;
-  TimingConfig timing() const { return TimingConfig{warmup, iters, !no_flush}; }
+  TimingConfig timing() const { return TimingConfig{warmup, iters, !no_flush, rest_ms}; }
 };
 
 inline void add_common_options(CLI::App& app, CommonOptions& o, const std::string& quick_help,
@@ -26,6 +26,10 @@ inline void add_common_options(CLI::App& app, CommonOptions& o, const std::strin
       ->capture_default_str()->check(CLI::Range(0, 1000000));
   app.add_option("--iters", o.iters, "timed launches (>= 200 for reported numbers)")
       ->capture_default_str()->check(CLI::Range(1, 1000000));
+  app.add_option("--rest-ms", o.rest_ms,
+                 "idle milliseconds before each kernel's warm-up, so the board's power reading falls back "
+                 "(a short, rested measurement runs below the power cap; see bench/README.md)")
+      ->capture_default_str()->check(CLI::Range(0, 600000));
   app.add_flag("--no-flush", o.no_flush, "do not flush L2 between timed launches (warm-cache numbers)");
   app.add_option("--out", o.out, "results go to OUT/<gpu name>/")->capture_default_str();
   app.add_option("--seed", o.seed, "input seed (each case derives its own)")->capture_default_str();

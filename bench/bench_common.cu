@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #if __has_include("ws_git_commit.h")
 #include "ws_git_commit.h"  // generated at build time by bench/cmake/git_commit.cmake
@@ -24,45 +26,75 @@ namespace {
 
 // NVML through dlopen: the library comes with the driver, not the toolkit, and may be absent.
 // Only the few entry points needed, with the types of the public NVML C API.
-struct Nvml {
+class Nvml {
+ public:
   using Device = void*;
-  using InitFn = int (*)();
-  using ShutdownFn = int (*)();
-  using ByPciFn = int (*)(const char*, Device*);
-  using ByIndexFn = int (*)(unsigned, Device*);
-  using CountFn = int (*)(unsigned*);
-  using ClockFn = int (*)(Device, int, unsigned*);
   static constexpr int kClockSm = 1, kClockMem = 2;  // NVML_CLOCK_SM, NVML_CLOCK_MEM
+  // nvmlClocksEventReason* bits that mean a power limit: SwPowerCap, HwSlowdown, HwPowerBrakeSlowdown.
+  static constexpr unsigned long long kPowerLimitReasons = 0x4ull | 0x8ull | 0x80ull;
 
-  // Current SM and memory clocks (MHz) of the CUDA device, or {0, 0}.
-  static std::array<double, 2> current_clocks(int cuda_device) {
-    std::array<double, 2> out{0, 0};
-    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return out;
-    auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-    auto shutdown = reinterpret_cast<ShutdownFn>(dlsym(lib, "nvmlShutdown"));
-    auto by_pci = reinterpret_cast<ByPciFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    auto clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    auto by_index = reinterpret_cast<ByIndexFn>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
-    auto count = reinterpret_cast<CountFn>(dlsym(lib, "nvmlDeviceGetCount_v2"));
+  // Opens the library and finds the CUDA device's handle; ok() says whether both worked.
+  explicit Nvml(int cuda_device) {
+    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib_) return;
+    auto init = sym<int (*)()>("nvmlInit_v2");
+    shutdown_ = sym<int (*)()>("nvmlShutdown");
+    auto by_pci = sym<int (*)(const char*, Device*)>("nvmlDeviceGetHandleByPciBusId_v2");
+    auto by_index = sym<int (*)(unsigned, Device*)>("nvmlDeviceGetHandleByIndex_v2");
+    auto count = sym<int (*)(unsigned*)>("nvmlDeviceGetCount_v2");
+    clock_ = sym<ClockFn>("nvmlDeviceGetClockInfo");
+    power_ = sym<PowerFn>("nvmlDeviceGetPowerUsage");
+    reasons_ = sym<ReasonsFn>("nvmlDeviceGetCurrentClocksEventReasons");
+    if (!reasons_) reasons_ = sym<ReasonsFn>("nvmlDeviceGetCurrentClocksThrottleReasons");  // older drivers
     char bus[64] = {};
-    if (init && shutdown && by_pci && clock && cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) == cudaSuccess &&
-        init() == 0) {
-      Device dev = nullptr;
-      unsigned sm = 0, mem = 0;
-      bool found = by_pci(bus, &dev) == 0;
-      unsigned n = 0;
-      // One GPU in sight: it is ours, whatever the bus id format.
-      if (!found && by_index && count && count(&n) == 0 && n == 1) found = by_index(0, &dev) == 0;
-      if (found) {
-        if (clock(dev, kClockSm, &sm) == 0) out[0] = sm;
-        if (clock(dev, kClockMem, &mem) == 0) out[1] = mem;
-      }
-      shutdown();
-    }
-    dlclose(lib);
-    return out;
+    if (!init || !shutdown_ || !by_pci || !clock_ || cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) != cudaSuccess ||
+        init() != 0)
+      return;
+    initialised_ = true;
+    bool found = by_pci(bus, &dev_) == 0;
+    unsigned n = 0;
+    // One GPU in sight: it is ours, whatever the bus id format.
+    if (!found && by_index && count && count(&n) == 0 && n == 1) found = by_index(0, &dev_) == 0;
+    ok_ = found;
   }
+  ~Nvml() {
+    if (initialised_) shutdown_();
+    if (lib_) dlclose(lib_);
+  }
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  bool ok() const { return ok_; }
+  // Each returns a negative value (or no bits) when NVML cannot answer.
+  double clock_mhz(int which) const {
+    unsigned v = 0;
+    return ok_ && clock_(dev_, which, &v) == 0 ? static_cast<double>(v) : -1.0;
+  }
+  double power_w() const {
+    unsigned mw = 0;
+    return ok_ && power_ && power_(dev_, &mw) == 0 ? mw / 1000.0 : -1.0;
+  }
+  bool has_reasons() const { return ok_ && reasons_; }
+  unsigned long long reasons() const {
+    unsigned long long r = 0;
+    return has_reasons() && reasons_(dev_, &r) == 0 ? r : 0;
+  }
+
+ private:
+  using ClockFn = int (*)(Device, int, unsigned*);
+  using PowerFn = int (*)(Device, unsigned*);
+  using ReasonsFn = int (*)(Device, unsigned long long*);
+  template <class F>
+  F sym(const char* name) const {
+    return reinterpret_cast<F>(dlsym(lib_, name));
+  }
+  void* lib_ = nullptr;
+  Device dev_ = nullptr;
+  bool initialised_ = false, ok_ = false;
+  int (*shutdown_)() = nullptr;
+  ClockFn clock_ = nullptr;
+  PowerFn power_ = nullptr;
+  ReasonsFn reasons_ = nullptr;
 };
 
 __global__ void flush_read_kernel(const uint4* __restrict__ buf, std::int64_t n, std::uint32_t* sink) {
@@ -121,10 +153,12 @@ DeviceInfo query_device_info(int device) {
   d.max_sm_clock_mhz = v / 1000.0;
   WS_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, device));
   d.max_mem_clock_mhz = v / 1000.0;
-  const auto cur = Nvml::current_clocks(device);
-  d.nvml_sm_clock_mhz = cur[0];
-  d.nvml_mem_clock_mhz = cur[1];
-  d.clock_source = cur[0] > 0 ? "nvml+attribute" : "attribute";
+  {
+    const Nvml nvml(device);
+    d.nvml_sm_clock_mhz = std::max(0.0, nvml.clock_mhz(Nvml::kClockSm));
+    d.nvml_mem_clock_mhz = std::max(0.0, nvml.clock_mhz(Nvml::kClockMem));
+  }
+  d.clock_source = d.nvml_sm_clock_mhz > 0 ? "nvml+attribute" : "attribute";
   WS_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
   WS_CUDA(cudaDriverGetVersion(&d.driver_version));
   return d;
@@ -177,9 +211,71 @@ void L2Flusher::flush(cudaStream_t stream) {
   WS_CUDA(cudaGetLastError());
 }
 
-Summary time_launches(const std::function<void(cudaStream_t)>& launch, const TimingConfig& cfg,
-                      L2Flusher& flusher, cudaStream_t stream) {
-  require(cfg.iters >= 1 && cfg.warmup >= 0, "timing needs iters >= 1 and warmup >= 0");
+struct ClockSampler::Impl {
+  explicit Impl(int device, int period) : nvml(device), period_ms(period) {}
+  Nvml nvml;
+  int period_ms;
+  std::thread worker;
+  std::atomic<bool> running{false};
+  std::vector<double> sm, power;
+  int limited = 0, with_reasons = 0;
+};
+
+ClockSampler::ClockSampler(int cuda_device, int period_ms)
+    : impl_(std::make_unique<Impl>(cuda_device, std::max(period_ms, 1))) {}
+ClockSampler::~ClockSampler() {
+  if (impl_->running) stop();
+}
+bool ClockSampler::available() const { return impl_->nvml.ok(); }
+
+void ClockSampler::start() {
+  if (impl_->running) stop();  // a timed loop that threw left it running
+  Impl& m = *impl_;
+  m.sm.clear();
+  m.power.clear();
+  m.limited = m.with_reasons = 0;
+  if (!m.nvml.ok()) return;
+  m.running = true;
+  m.worker = std::thread([&m] {
+    while (m.running) {
+      const double mhz = m.nvml.clock_mhz(Nvml::kClockSm), w = m.nvml.power_w();
+      if (mhz > 0) m.sm.push_back(mhz);
+      if (w > 0) m.power.push_back(w);
+      if (m.nvml.has_reasons()) {
+        ++m.with_reasons;
+        if (m.nvml.reasons() & Nvml::kPowerLimitReasons) ++m.limited;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(m.period_ms));
+    }
+  });
+}
+
+ClockStats ClockSampler::stop() {
+  Impl& m = *impl_;
+  if (m.running) {
+    m.running = false;
+    m.worker.join();
+  }
+  ClockStats c;
+  c.samples = static_cast<int>(m.sm.size());
+  if (!m.sm.empty()) {
+    std::sort(m.sm.begin(), m.sm.end());
+    c.sm_mhz_median = percentile_sorted(m.sm, 50);
+    c.sm_mhz_min = m.sm.front();
+  }
+  if (!m.power.empty()) c.power_w_max = *std::max_element(m.power.begin(), m.power.end());
+  if (m.with_reasons > 0) c.power_limited_pct = 100.0 * m.limited / m.with_reasons;
+  return c;
+}
+
+Timed time_launches(const std::function<void(cudaStream_t)>& launch, const TimingConfig& cfg,
+                    L2Flusher& flusher, cudaStream_t stream, ClockSampler* sampler) {
+  require(cfg.iters >= 1 && cfg.warmup >= 0 && cfg.rest_ms >= 0,
+          "timing needs iters >= 1, warmup >= 0 and rest_ms >= 0");
+  if (cfg.rest_ms > 0) {
+    WS_CUDA(cudaStreamSynchronize(stream));
+    std::this_thread::sleep_for(std::chrono::milliseconds(cfg.rest_ms));
+  }
   for (int i = 0; i < cfg.warmup; ++i) {
     launch(stream);
     WS_CUDA(cudaGetLastError());
@@ -194,6 +290,7 @@ Summary time_launches(const std::function<void(cudaStream_t)>& launch, const Tim
     }
   } guard{ev};
   for (auto& e : ev) WS_CUDA(cudaEventCreate(&e));
+  if (sampler) sampler->start();
   for (int i = 0; i < cfg.iters; ++i) {
     if (cfg.flush_l2) flusher.flush(stream);
     WS_CUDA(cudaEventRecord(ev[2 * i], stream));
@@ -201,14 +298,19 @@ Summary time_launches(const std::function<void(cudaStream_t)>& launch, const Tim
     WS_CUDA(cudaGetLastError());
     WS_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
   }
-  WS_CUDA(cudaStreamSynchronize(stream));
+  const cudaError_t synced = cudaStreamSynchronize(stream);
+  const ClockStats clocks = sampler ? sampler->stop() : ClockStats{};
+  WS_CUDA(synced);
   std::vector<double> us(static_cast<std::size_t>(cfg.iters));
   for (int i = 0; i < cfg.iters; ++i) {
     float ms = 0;
     WS_CUDA(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
     us[i] = static_cast<double>(ms) * 1000.0;
   }
-  return summarize(std::move(us));
+  Timed t;
+  static_cast<Summary&>(t) = summarize(std::move(us));
+  t.clocks = clocks;
+  return t;
 }
 
 double measure_copy_bandwidth(std::int64_t bytes, const TimingConfig& cfg, L2Flusher& flusher, cudaStream_t stream) {

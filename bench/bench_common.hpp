@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,16 +63,56 @@ class L2Flusher {
   unsigned blocks_ = 0;
 };
 
+// What the board ran at while a kernel was timed: NVML sampled from a host thread every few
+// milliseconds over the timed launches (not the warm-up). At 8192^3 the 2:4 GEMMs pull the H100
+// into its power cap about a second into a run and the SM clock falls from 1980 MHz (NOTES, run
+// 50), so a TFLOP/s figure means little without the clock it was taken at. All NaN (samples = 0)
+// when NVML cannot be loaded.
+struct ClockStats {
+  int samples = 0;
+  double sm_mhz_median = std::numeric_limits<double>::quiet_NaN();
+  double sm_mhz_min = std::numeric_limits<double>::quiet_NaN();
+  double power_w_max = std::numeric_limits<double>::quiet_NaN();
+  // Share of samples whose clock-event reasons include a power limit (software power cap,
+  // hardware slowdown or power brake), in percent.
+  double power_limited_pct = std::numeric_limits<double>::quiet_NaN();
+};
+
+// Polls NVML (loaded at run time, as in query_device_info) on its own thread between start() and
+// stop(). One per program; cheap when idle.
+class ClockSampler {
+ public:
+  explicit ClockSampler(int cuda_device, int period_ms = 5);
+  ~ClockSampler();
+  ClockSampler(const ClockSampler&) = delete;
+  ClockSampler& operator=(const ClockSampler&) = delete;
+  bool available() const;
+  void start();
+  ClockStats stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 struct TimingConfig {
   int warmup = 100;
   int iters = 200;
   bool flush_l2 = true;
+  // Idle time before the warm-up, so the board's power reading (a running average) falls back
+  // before this kernel starts; 0 = back to back with whatever ran before.
+  int rest_ms = 0;
+};
+
+struct Timed : Summary {
+  ClockStats clocks;
 };
 
 // Times `launch` (which enqueues exactly one kernel or copy on `stream` and throws on error):
-// warm-up launches, then per timed launch: flush, event, launch, event. Returns microseconds.
-Summary time_launches(const std::function<void(cudaStream_t)>& launch, const TimingConfig& cfg,
-                      L2Flusher& flusher, cudaStream_t stream);
+// optional rest, warm-up launches, then per timed launch: flush, event, launch, event. Returns
+// microseconds, and the clocks over the timed launches when a sampler is given.
+Timed time_launches(const std::function<void(cudaStream_t)>& launch, const TimingConfig& cfg,
+                    L2Flusher& flusher, cudaStream_t stream, ClockSampler* sampler = nullptr);
 
 // Median D2D copy bandwidth in GB/s (1e9 bytes/s), counting bytes read + bytes written.
 double measure_copy_bandwidth(std::int64_t bytes, const TimingConfig& cfg, L2Flusher& flusher, cudaStream_t stream);

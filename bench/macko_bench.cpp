@@ -174,7 +174,7 @@ struct Measured {
   std::string kernel, schedule;
   int delta_bits = 0;
   int batch = 1;
-  Summary t;
+  Timed t;
   std::uint64_t bytes = 0;
   std::optional<Check> check;
   double effective_density = std::numeric_limits<double>::quiet_NaN();
@@ -186,6 +186,7 @@ struct Context {
   double copy_gbps = 0;
   TimingConfig timing;
   std::unique_ptr<L2Flusher> flusher;
+  std::unique_ptr<ClockSampler> sampler;
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;
   cusparseHandle_t cusparse = nullptr;
@@ -245,7 +246,7 @@ Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuf
                  static_cast<long long>(m.check->worst_col), m.check->worst_ratio,
                  static_cast<long long>(m.check->nonfinite));
   }
-  m.t = time_launches(launch, ctx.timing, *ctx.flusher, ctx.stream);
+  m.t = time_launches(launch, ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
   return m;
 }
 
@@ -562,7 +563,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
           return launch_read_stream(dm.values.get(), dm.values.bytes(), dm.deltas.get(), dm.deltas.bytes(), sink.get(), st);
         };
         r.bytes = launch(ctx.stream);
-        r.t = time_launches([&](cudaStream_t st) { launch(st); }, ctx.timing, *ctx.flusher, ctx.stream);
+        r.t = time_launches([&](cudaStream_t st) { launch(st); }, ctx.timing, *ctx.flusher, ctx.stream,
+                            ctx.sampler.get());
         results.push_back(r);
       }
       for (const int ahead : {1, 2, 4}) {
@@ -577,7 +579,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
             [&](cudaStream_t st) {
               launch_macko_row_stream(dm.values.get(), dm.deltas.get(), rp, dm.wide, dm.rows, sink.get(), ahead, st);
             },
-            ctx.timing, *ctx.flusher, ctx.stream);
+            ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
         results.push_back(r);
       }
       if (any_row_stream && mk.delta_bits != 4) {
@@ -596,7 +598,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       r.bytes = 2 * half_bytes;
       r.t = time_launches(
           [&](cudaStream_t st) { WS_CUDA(cudaMemcpyAsync(dst.get(), src.get(), half_bytes, cudaMemcpyDeviceToDevice, st)); },
-          ctx.timing, *ctx.flusher, ctx.stream);
+          ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
       results.push_back(r);
     }
   }
@@ -642,6 +644,9 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
               {"check", std::string(r.check ? (r.check->pass ? "pass" : "FAIL") : "")},
               {"effective_density", opt_double(r.effective_density)},
               {"iters", std::int64_t{static_cast<std::int64_t>(r.t.n)}},
+              {"sm_mhz_median", opt_double(r.t.clocks.sm_mhz_median)},
+              {"power_w_max", opt_double(r.t.clocks.power_w_max)},
+              {"power_limited_pct", opt_double(r.t.clocks.power_limited_pct)},
               {"commit", ctx.commit},
               {"timestamp", ctx.timestamp}};
       ctx.writer->write(row);
@@ -774,6 +779,7 @@ int main(int argc, char** argv) {
     ctx.dev = query_device_info(0);
     ctx.timing = o.timing();
     ctx.flusher = std::make_unique<L2Flusher>(ctx.dev.l2_bytes);
+    ctx.sampler = std::make_unique<ClockSampler>(ctx.dev.device);
     WS_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
     WS_CUBLAS(cublasCreate(&ctx.cublas));
     WS_CUBLAS(cublasSetStream(ctx.cublas, ctx.stream));

@@ -263,7 +263,7 @@ Check check_output(const Gemm24Problem& p, const Sample& s, cudaStream_t stream)
 
 struct Result {
   std::string kernel;
-  Summary t;
+  Timed t;
   Check check;
 };
 
@@ -316,6 +316,8 @@ int main(int argc, char** argv) {
     const DeviceInfo dev = query_device_info(0);
     const TimingConfig timing = o.timing();
     L2Flusher flusher(dev.l2_bytes);
+    ClockSampler sampler(dev.device);
+    if (!sampler.available()) std::fprintf(stderr, "# NVML not loadable: no clock or power samples\n");
     cudaStream_t stream = nullptr;
     WS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const double copy_gbps = measure_copy_bandwidth(std::int64_t{1} << 30, TimingConfig{10, 50, true}, flusher, stream);
@@ -353,6 +355,8 @@ int main(int argc, char** argv) {
     meta["cusparselt_search"] = !o.no_search;
     meta["warmup"] = o.warmup;
     meta["iters"] = o.iters;
+    meta["rest_ms"] = o.rest_ms;
+    meta["clock_samples"] = sampler.available() ? "NVML every 5 ms over the timed launches" : "none (NVML not loadable)";
     meta["oracle"] = "non-finite scan of all of C; double-precision oracle on sample_rows x sample_cols elements";
     const std::string commit = git_commit(), stamp = utc_timestamp();
     const auto writer_ptr = open_results(o.out, dev, "sparse24", meta);
@@ -392,7 +396,7 @@ int main(int argc, char** argv) {
               std::fprintf(stderr, "  FAIL %s: max_abs_err %.3g, %llu non-finite\n", r.kernel.c_str(), r.check.max_abs,
                            r.check.nonfinite);
             }
-            r.t = time_launches([&](cudaStream_t s) { k->run(s); }, timing, flusher, stream);
+            r.t = time_launches([&](cudaStream_t s) { k->run(s); }, timing, flusher, stream, &sampler);
             results.push_back(r);
           } catch (const Error& e) {
             std::fprintf(stderr, "  %s skipped: %s\n", k->name().c_str(), e.what());
@@ -427,10 +431,18 @@ int main(int argc, char** argv) {
                         {"max_rel_err", opt_double(r.check.max_rel)},
                         {"check", std::string(r.check.pass ? "pass" : "FAIL")},
                         {"iters", std::int64_t{static_cast<std::int64_t>(r.t.n)}},
+                        {"rest_ms", std::int64_t{o.rest_ms}},
+                        {"sm_mhz_median", opt_double(r.t.clocks.sm_mhz_median)},
+                        {"sm_mhz_min", opt_double(r.t.clocks.sm_mhz_min)},
+                        {"power_w_max", opt_double(r.t.clocks.power_w_max)},
+                        {"power_limited_pct", opt_double(r.t.clocks.power_limited_pct)},
                         {"commit", commit},
                         {"timestamp", stamp}});
-          std::fprintf(stderr, "  %-18s %10.1f us  %7.1f TFLOP/s  %s\n", r.kernel.c_str(), r.t.median, tflops,
-                       r.check.pass ? "ok" : "FAIL");
+          std::fprintf(stderr,
+                       "  %-18s %10.1f us  %7.1f TFLOP/s  %s  (SM %.0f MHz median, %.0f min; %.0f W max; "
+                       "%.0f%% power-limited)\n",
+                       r.kernel.c_str(), r.t.median, tflops, r.check.pass ? "ok" : "FAIL", r.t.clocks.sm_mhz_median,
+                       r.t.clocks.sm_mhz_min, r.t.clocks.power_w_max, r.t.clocks.power_limited_pct);
         }
         for (const char* k : {"cublas_dense", "cusparselt"})
           line += tf.count(k) ? fmt(" %9.1f", tf[k]) : std::string("         -");

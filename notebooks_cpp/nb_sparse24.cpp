@@ -18,7 +18,15 @@ struct GemmRow {
   std::string gpu, kernel, weight_shape, value_type, check, file;
   std::int64_t m = 0, n = 0, k = 0;
   double median_us = 0, tflops = 0;
+  int rest_ms = 0;  // ws_bench_sparse24 --rest-ms: 0 for the sustained state (bench/README.md, power state)
 };
+
+// The power state a row was measured in, as a heading suffix: results of the two states are never
+// mixed in one table (at 8192^3 they differ by up to 20 % for the libraries, run 61).
+std::string state_label(int rest_ms) {
+  return rest_ms > 0 ? fmt::format("rested state ({} ms idle before each kernel, short series)", rest_ms)
+                     : std::string("sustained state (series back to back)");
+}
 
 // Display order: the two baselines first, then our kernels by name.
 int kernel_rank(const std::string& k) {
@@ -159,6 +167,8 @@ std::string sparse24(const Options& o) {
       r.n = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "n")));
       r.k = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "k")));
       r.median_us = bench_csv::to_d(t.get(f, "median_us"));
+      const double rest = bench_csv::to_d(t.get(f, "rest_ms"));  // absent before run 61: sustained
+      r.rest_ms = std::isfinite(rest) && rest > 0 ? static_cast<int>(rest) : 0;
       if (r.kernel.empty() || r.m <= 0 || r.n <= 0 || r.k <= 0 || !std::isfinite(r.median_us) || r.median_us <= 0) {
         ++skipped;
         continue;
@@ -185,18 +195,19 @@ std::string sparse24(const Options& o) {
                          "tables below.",
                          failed));
 
-  std::set<std::string> gpus;
-  for (const auto& r : rows) gpus.insert(r.gpu);
+  // One section per GPU and power state, the sustained state first.
+  std::set<std::pair<std::string, int>> groups;
+  for (const auto& r : rows) groups.insert({r.gpu, r.rest_ms});
   int gi = 0;
-  for (const auto& gpu : gpus) {
-    rep.heading(gpu);
+  for (const auto& [gpu, rest_ms] : groups) {
+    rep.heading(gpu + ", " + state_label(rest_ms));
     // Cases in order of first appearance; kernels baselines first. Several rows of one kernel and case
     // (repeated runs): the latest file's row wins.
     std::vector<std::string> cases;
     std::map<std::string, std::map<std::string, GemmRow>> at;  // case -> kernel -> row
     std::vector<std::string> kernels;
     for (const auto& r : rows) {
-      if (r.gpu != gpu) continue;
+      if (r.gpu != gpu || r.rest_ms != rest_ms) continue;
       const std::string c = case_label(r);
       if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
       if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
@@ -314,7 +325,7 @@ std::string sparse24(const Options& o) {
     for (const std::string c : {"4096^3", "8192^3"}) {
       std::map<std::string, std::pair<const GemmRow*, const GemmRow*>> by_file;  // file -> (cuSPARSELt, best wgmma)
       for (const auto& r : rows) {
-        if (r.gpu != gpu || case_label(r) != c) continue;
+        if (r.gpu != gpu || r.rest_ms != rest_ms || case_label(r) != c) continue;
         auto& [lt, w] = by_file[r.file];
         if (r.kernel == "cusparselt") lt = &r;
         const bool passed = r.check.empty() || r.check == "pass";  // a wrong answer's speed counts for nothing
@@ -356,7 +367,7 @@ std::string sparse24(const Options& o) {
         gpu_dir = std::filesystem::path(r.file).parent_path().filename().string();
         break;
       }
-    peak_section(rep, o, gpu, gpu_dir, best_mma, gi - 1);
+    if (rest_ms == 0) peak_section(rep, o, gpu, gpu_dir, best_mma, gi - 1);
   }
   return rep.write(o.out_dir);
 }

@@ -219,3 +219,23 @@ TEST_CASE("notebook 6 sets the best mma.sp GEMM against ws_mma_sp_peak's ceiling
   CHECK(has(md, "reaches 625 TFLOP/s"));
   CHECK(has(md, "the best GEMM at 8192^3 is 80% of that"));
 }
+
+TEST_CASE("notebook 6 keeps rows of the rested and the sustained power state apart") {
+  const fs::path root = scratch("nb6_states");
+  const auto o = options(root);
+  const fs::path g = root / "results" / "Test_GPU";
+  fs::create_directories(g);
+  {
+    std::ofstream c(g / "sparse24_20260103T000000Z.csv");
+    c << "gpu,kernel,m,n,k,weight_shape,value_type,median_us,check,iters,rest_ms,sm_mhz_median\n";
+    // 268.435456 us is 1 TFLOP/s at 512^3; the rested run is twice as fast.
+    c << "Test GPU,cusparselt,512,512,512,cube,bf16,268.435456,pass,200,,1400\n";
+    c << "Test GPU,cusparselt,512,512,512,cube,bf16,134.217728,pass,50,3000,1980\n";
+  }
+  const std::string h = slurp(sparse24(o));
+  CHECK(has(h, "sustained state (series back to back)"));
+  CHECK(has(h, "rested state (3000 ms idle before each kernel, short series)"));
+  // Each state's table holds its own row: 1.0 and 2.0 TFLOP/s, never one overwriting the other.
+  CHECK(has(h, "<td>1.0</td>"));
+  CHECK(has(h, "<td>2.0</td>"));
+}
