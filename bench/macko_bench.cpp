@@ -258,11 +258,12 @@ std::string schedule_str(const macko::Schedule& s) {
 }
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
-// --prefetch, --blocks-per-sm, --lane-elems, --row-splits and --x-shared lists; a list left empty keeps the
-// default schedule's value, and the batch is always def's. Combinations that are not valid schedules
+// --prefetch, --blocks-per-sm, --lane-elems, --row-splits, --x-shared and --x-swizzle lists; a list left
+// empty keeps the default schedule's value (x_swizzle: the default rule, given as swizzle_pays, applied
+// to each schedule), and the batch is always def's. Combinations that are not valid schedules
 // (a split count that does not divide the warps per block) or have no kernel built (batch > 1 with
 // deltas other than 4 bits) are skipped with a note on stderr, once per run.
-std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def) {
+std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def, bool swizzle_pays) {
   const Options& o = ctx.opt;
   auto list = [](const std::string& s, int fallback, const char* what) {
     return s.empty() ? std::vector<int>{fallback} : parse_ints(s, what);
@@ -286,7 +287,9 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
                   s.lane_elems = e;
                   s.row_splits = sp;
                   s.x_shared = xs != 0;
-                  s.x_swizzle = swz != 0;
+                  // --x-swizzle left empty: the default rule for each schedule (x in shared memory at
+                  // batch 1 on a matrix whose gathers collide without it), as default_schedule_for.
+                  s.x_swizzle = o.x_swizzle.empty() ? (s.x_shared && s.batch == 1 && swizzle_pays) : swz != 0;
                   const std::string what = "# skipped schedule db=" + std::to_string(s.delta_bits) + " " +
                                            schedule_str(s) + " at batch " + std::to_string(s.batch);
                   if (!s.valid()) ctx.note_once(what + ": not valid");
@@ -519,12 +522,15 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   for (const auto& mk : mackos) {
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
-      const double dens = mk.rows * mk.cols > 0 ? double(mk.nnz) / (double(mk.rows) * double(mk.cols)) : 0.0;
+      // With x in shared memory at batch 1, does the swizzle pay on this matrix (macko_x_banks.hpp)?
+      macko::Schedule probe;
+      probe.x_shared = true;
+      const bool swizzle_pays = macko::x_swizzle_pays(mk, probe);
       for (auto& b : io) {
         const int nb = b.n;
-        macko::Schedule def = gpu::default_schedule(mk.delta_bits, dens, mk.rows, mk.cols, nb);
+        macko::Schedule def = gpu::default_schedule_for(mk, nb);
         def.batch = nb;  // the batch measured, whatever the default returns
-        for (const macko::Schedule& s : schedules_to_sweep(ctx, def)) {
+        for (const macko::Schedule& s : schedules_to_sweep(ctx, def, swizzle_pays)) {
           const std::string ss = schedule_str(s);  // valid and compiled (schedules_to_sweep)
           auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, b.x.get(), b.y.get(), alpha, beta, s, st); };
           // The model's own chain length for the row's stored elements (padding included), per vector.
@@ -702,7 +708,9 @@ int main(int argc, char** argv) {
   app.add_option("--lane-elems", o.lane_elems, "MACKO schedules: 8,4,2 elements per lane per step (4-bit deltas)");
   app.add_option("--blocks-per-sm", o.blocks_per_sm, "MACKO schedules: 0 (a warp per row) or k (persistent grid)");
   app.add_option("--x-shared", o.x_shared, "MACKO schedules: 0,1 (x staged in shared memory, persistent grid)");
-  app.add_option("--x-swizzle", o.x_swizzle, "MACKO schedules: 0,1 (x in shared memory swizzled at batch 1; needs --x-shared 1)");
+  app.add_option("--x-swizzle", o.x_swizzle,
+                 "MACKO schedules: 0,1 (x in shared memory swizzled at batch 1; needs x in shared memory). Left "
+                 "out: on where x is in shared memory and the matrix's gathers collide in banks (N:M rows)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
                  "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4 (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();

@@ -7,6 +7,7 @@
 
 #include "kernels/device_buffer.hpp"
 #include "reference/formats/macko.hpp"
+#include "reference/models/macko_x_banks.hpp"
 
 namespace warpsparse::gpu {
 
@@ -53,6 +54,18 @@ inline constexpr std::int64_t kXSharedBatchMaxBytes = 196608;  // 12288 columns 
 // (kernels/macko_spmv.cu, default_batch_schedule; kernels/NOTES.md, "Batched MACKO").
 macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0,
                                  int batch = 1);
+
+// default_schedule for this matrix: its delta bits, density and shape, and x_swizzle where x is in
+// shared memory and the matrix's gathers would collide in banks without it (N:M-pruned rows;
+// macko::x_swizzle_pays samples 256 rows on the host, well under a millisecond).
+template <class T>
+macko::Schedule default_schedule_for(const Macko<T>& a, int batch = 1) {
+  const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
+  macko::Schedule s = default_schedule(a.delta_bits, cells > 0 ? static_cast<double>(a.nnz) / cells : 0.0, a.rows,
+                                       a.cols, batch);
+  s.x_swizzle = macko::x_swizzle_pays(a, s);
+  return s;
+}
 
 // Rows the x_shared persistent grid holds at once (one warp per row, `warps_per_block`-warp blocks)
 // for an x of `cols` columns on the current device; 0 when no device answers or nothing fits.

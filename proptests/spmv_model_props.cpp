@@ -10,6 +10,7 @@
 // x under a padding element gives NaN where the sparse oracle does not (a dense GEMV would too).
 #include "proptests/generators.hpp"
 #include "proptests/spmv_cases.hpp"
+#include "reference/models/macko_x_banks.hpp"
 
 using namespace warpsparse;
 using namespace warpsparse::proptest;
@@ -169,6 +170,48 @@ TEST_CASE("x in shared memory: the swizzle is a bijection inside each row, dense
   };
   CHECK(worst_bank([](std::int64_t c) { return c; }) == 8);
   CHECK(worst_bank([](std::int64_t c) { return macko::x_pack_slot(c, 1); }) <= 4);
+}
+
+TEST_CASE("x_swizzle_pays: on for N:M rows, whose gathers collide in banks, off for uniform rows and without x_shared") {
+  namespace an = analysis;
+  macko::Schedule xs;
+  xs.x_shared = true;
+  auto wavefronts = [](an::Pattern kind, double d, std::uint64_t seed) {
+    const auto m = an::generate<half>(an::PatternSpec{kind, d, 0.0}, 64, 4096, seed);
+    return macko::x_gather_wavefronts(encode_macko(m, MackoParams{}));
+  };
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    // 2:4 at d = 0.5: 8 lanes per bank unswizzled, 4 swizzled (the test above), so half the wavefronts.
+    const auto nm = wavefronts(an::Pattern::nm_2_4, 0.5, seed);
+    CHECK(nm.gathers > 0);
+    CHECK(nm.saving() > 0.4);
+    CHECK(wavefronts(an::Pattern::nm_4_8, 0.5, seed).saving() >= macko::kXSwizzleMinSaving);
+    // Uniform rows: the swizzle moves collisions around and saves about nothing.
+    for (const double d : {0.1, 0.3, 0.5, 0.9}) {
+      const auto u = wavefronts(an::Pattern::exact_nnz, d, seed);
+      CHECK(u.gathers > 0);
+      CHECK(std::abs(u.saving()) < macko::kXSwizzleMinSaving / 2);
+    }
+  }
+  const auto nm = encode_macko(an::generate<half>(an::PatternSpec{an::Pattern::nm_2_4, 0.5, 0.0}, 64, 4096, 7),
+                               MackoParams{});
+  const auto uni = encode_macko(an::generate<half>(an::PatternSpec{an::Pattern::exact_nnz, 0.5, 0.0}, 64, 4096, 7),
+                                MackoParams{});
+  CHECK(macko::x_swizzle_pays(nm, xs));
+  CHECK_FALSE(macko::x_swizzle_pays(uni, xs));
+  macko::Schedule l1 = xs;
+  l1.x_shared = false;  // x through L1: the swizzle does not apply
+  CHECK_FALSE(macko::x_swizzle_pays(nm, l1));
+  macko::Schedule b2 = xs;
+  b2.batch = 2;  // batches always swizzle; the flag is for batch 1
+  CHECK_FALSE(macko::x_swizzle_pays(nm, b2));
+  // Empty rows (narrow enough to need no padding) have no gathers and save nothing.
+  SparseRows<half> empty;
+  empty.cols = 10;
+  for (int r = 0; r < 8; ++r) empty.end_row();
+  const auto none = macko::x_gather_wavefronts(encode_macko(empty, MackoParams{}));
+  CHECK(none.gathers == 0);
+  CHECK(none.saving() == 0.0);
 }
 
 TEST_CASE("CSR warp model equals the oracle within the fp32 bound, without faults") {

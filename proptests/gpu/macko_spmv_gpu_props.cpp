@@ -347,6 +347,17 @@ TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
   run_swz(3000, 4099, 0.5, 8, 1);
   run_swz(3000, 1001, 0.5, 4, 1);
   run_swz(500, 20000, 0.5, 8, 2);
+  // default_schedule_for turns the swizzle on from the matrix: on 2:4 and 4:8 rows where x is in
+  // shared memory, not on uniform rows or where x goes through L1; its schedules are compiled and exact.
+  for (const auto kind : {analysis::Pattern::nm_2_4, analysis::Pattern::nm_4_8, analysis::Pattern::exact_nnz}) {
+    for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{3000, 4099}, {300, 40000}, {20000, 1000}}) {
+      const auto m = analysis::generate<half>({kind, 0.5, 0}, rows, cols, 557);
+      const macko::Schedule s = gpu::default_schedule_for(encode_macko(m));
+      REQUIRE(gpu::is_compiled(s));
+      REQUIRE(s.x_swizzle == (s.x_shared && kind != analysis::Pattern::exact_nnz));
+      check_case<half, half>(Case{rows, cols, {kind, 0.5, 0}, 557, 4, s, false, false, 1.0f, 0.5f});
+    }
+  }
   // An x larger than a block's shared memory is refused by name, not truncated.
   const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.01, 0}, 2, 200000, 3);
   auto da = gpu::upload_macko(encode_macko(m));

@@ -141,8 +141,9 @@ struct Schedule {
   // x's copy in shared memory swizzled at batch 1 too (x_pack_slot; batches always are). It takes
   // 0.5-4 % longer on uniform and Bernoulli rows (more instructions per gather) and 15-28 % less
   // time on 2:4 and 4:8 rows, whose regular columns otherwise put 8 lanes of a gather in one bank
-  // (H100, run 60, kernels/NOTES.md): set it for N:M-pruned matrices. Only where x is read from
-  // changes, so the warp model ignores it. Needs x_shared; batches ignore it.
+  // (H100, runs 60 and 63, kernels/NOTES.md). gpu::default_schedule_for sets it from the matrix
+  // (macko::x_swizzle_pays counts the bank wavefronts a sample of rows' gathers take). Only where x
+  // is read from changes, so the warp model ignores it. Needs x_shared; batches ignore it.
   bool x_swizzle = false;
 
   WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
