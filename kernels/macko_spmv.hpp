@@ -55,18 +55,6 @@ inline constexpr std::int64_t kXSharedBatchMaxBytes = 196608;  // 12288 columns 
 macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int64_t rows = 0, std::int64_t cols = 0,
                                  int batch = 1);
 
-// default_schedule for this matrix: its delta bits, density and shape, and x_swizzle where x is in
-// shared memory and the matrix's gathers would collide in banks without it (N:M-pruned rows;
-// macko::x_swizzle_pays samples 256 rows on the host, well under a millisecond).
-template <class T>
-macko::Schedule default_schedule_for(const Macko<T>& a, int batch = 1) {
-  const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
-  macko::Schedule s = default_schedule(a.delta_bits, cells > 0 ? static_cast<double>(a.nnz) / cells : 0.0, a.rows,
-                                       a.cols, batch);
-  s.x_swizzle = macko::x_swizzle_pays(a, s);
-  return s;
-}
-
 // Rows the x_shared persistent grid holds at once (one warp per row, `warps_per_block`-warp blocks)
 // for an x of `cols` columns on the current device; 0 when no device answers or nothing fits.
 std::int64_t x_shared_resident_rows(std::int64_t cols, int warps_per_block);
@@ -74,6 +62,31 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int warps_per_block);
 // Whether a kernel is built for this schedule (macko_spmv rejects the others, naming those built).
 // blocks_per_sm and warps_per_block are launch parameters: any valid value is served.
 bool is_compiled(const macko::Schedule& s);
+
+// default_schedule for this matrix: its delta bits, density and shape, and then its gathers. Where
+// x sits in shared memory at batch 1 and the sampled gathers of rows would collide in banks without
+// the swizzle (N:M-pruned rows; macko::x_swizzle_pays, a few hundred rows on the host, well under a
+// millisecond), x_swizzle is set. Such rows also move x into shared memory where the shape rule
+// kept it in L1 (x of at most kXSharedDefaultMaxCols columns; 16-warp blocks above
+// kXSharedTallMaxCols columns, 4-warp ones below): through L1 the same collisions made 2:4 and 4:8
+// rows 9-26 % slower than uniform ones, while x in shared memory swizzled ran 1.48-1.65x over
+// cuBLAS on the tall shapes the shape rule leaves in L1 (H100, run 65, kernels/NOTES.md).
+template <class T>
+macko::Schedule default_schedule_for(const Macko<T>& a, int batch = 1) {
+  const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
+  const macko::Schedule s = default_schedule(a.delta_bits, cells > 0 ? static_cast<double>(a.nnz) / cells : 0.0,
+                                             a.rows, a.cols, batch);
+  if (batch != 1) return s;
+  macko::Schedule xs = s;
+  if (!xs.x_shared) {
+    if (a.cols > kXSharedDefaultMaxCols) return s;
+    xs.x_shared = true;
+    xs.warps_per_block = a.cols > kXSharedTallMaxCols ? 16 : 4;
+    xs.row_splits = 1;
+  }
+  xs.x_swizzle = true;
+  return is_compiled(xs) && macko::x_swizzle_pays(a, xs) ? xs : s;
+}
 
 // y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements. With
 // sched.batch = B > 1, x is cols x B and y rows x B, both row-major (element (c, b) at c * B + b):

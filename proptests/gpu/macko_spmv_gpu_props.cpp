@@ -347,14 +347,24 @@ TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
   run_swz(3000, 4099, 0.5, 8, 1);
   run_swz(3000, 1001, 0.5, 4, 1);
   run_swz(500, 20000, 0.5, 8, 2);
-  // default_schedule_for turns the swizzle on from the matrix: on 2:4 and 4:8 rows where x is in
-  // shared memory, not on uniform rows or where x goes through L1; its schedules are compiled and exact.
+  // default_schedule_for reads the matrix: 2:4 and 4:8 rows get x in shared memory, swizzled, also
+  // on shapes whose rule keeps x in L1 (20000 x 1000, 12000 x 10000: tall); uniform rows keep the
+  // shape rule's schedule, unswizzled. Its schedules are compiled and exact.
   for (const auto kind : {analysis::Pattern::nm_2_4, analysis::Pattern::nm_4_8, analysis::Pattern::exact_nnz}) {
-    for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{3000, 4099}, {300, 40000}, {20000, 1000}}) {
+    for (const auto& [rows, cols] :
+         {std::pair<std::int64_t, std::int64_t>{3000, 4099}, {300, 40000}, {20000, 1000}, {12000, 10000}}) {
       const auto m = analysis::generate<half>({kind, 0.5, 0}, rows, cols, 557);
       const macko::Schedule s = gpu::default_schedule_for(encode_macko(m));
       REQUIRE(gpu::is_compiled(s));
-      REQUIRE(s.x_swizzle == (s.x_shared && kind != analysis::Pattern::exact_nnz));
+      if (kind == analysis::Pattern::exact_nnz) {
+        REQUIRE_FALSE(s.x_swizzle);
+        REQUIRE(s.x_shared == gpu::default_schedule(4, 0.5, rows, cols).x_shared);
+      } else {
+        REQUIRE(s.x_shared);
+        REQUIRE(s.x_swizzle);
+        if (rows == 20000) REQUIRE(s.warps_per_block == 4);   // x of <= kXSharedTallMaxCols columns
+        if (rows == 12000) REQUIRE(s.warps_per_block == 16);  // wider
+      }
       check_case<half, half>(Case{rows, cols, {kind, 0.5, 0}, 557, 4, s, false, false, 1.0f, 0.5f});
     }
   }
