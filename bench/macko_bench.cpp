@@ -69,6 +69,9 @@ struct Options : CommonOptions {
       x_swizzle;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   std::string batch = "1";  // vectors per product (macko::Schedule::batch)
+  // MackoParams::align_rows of the MACKO encodings (a list: 0, 1 or 0,1). On by default since run 69:
+  // 0-5 % faster on the 15 big shapes for at most 7 zero elements per row (kernels/NOTES.md).
+  std::string align_rows = "1";
   // cusparseSpMM with row-order X and Y: CSR_ALG3 is the one that meets the fp32 bound, and the
   // fastest by 4-230x (H100, CUDA 13.0, batches 2 and 8 on 4096^2 and 12288^2 at d = 0.5 and 0.1,
   // fp16 and bf16): the default, CSR_ALG1 and CSR_ALG2 exceed the bound on most of these cases, by
@@ -388,8 +391,15 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   const bool want_streams = ctx.has_batch(1) && (ctx.want("copy") || ctx.want("read") || any_row_stream);
   std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
   std::vector<Macko<T>> mackos;
+  std::vector<bool> aligned;  // MackoParams::align_rows of each entry of mackos
   if (ctx.want("macko") || want_streams)
-    for (const int db : dbs) mackos.push_back(to_macko(*m, MackoParams{db}, o.threads));
+    for (const int db : dbs)
+      for (const int al : parse_ints(o.align_rows, "align rows")) {
+        MackoParams p{db};
+        p.align_rows = al != 0;
+        mackos.push_back(to_macko(*m, p, o.threads));
+        aligned.push_back(p.align_rows);
+      }
   phase("macko");
   m.reset();
   std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s (%s)\n", label.c_str(), static_cast<long long>(nnz), seconds(),
@@ -540,7 +550,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
           const std::function<std::int64_t(std::int64_t)> macko_chain = [&chains](std::int64_t r) { return chains[r]; };
           try {
             Measured r = verify_and_time<T>(ctx, "macko", b.y, oracles_of(nb), macko_chain, launch);
-            r.schedule = ss;
+            r.schedule = ss + (aligned[static_cast<std::size_t>(&mk - mackos.data())] ? "/arows=1" : "");
             r.delta_bits = mk.delta_bits;
             r.bytes = dm.bytes() + vec_bytes(nb);
             r.effective_density = mk.effective_density();
@@ -701,6 +711,10 @@ int main(int argc, char** argv) {
   app.add_option("--pattern-shapes", o.pattern_shapes, "shapes that also run the pattern families");
   app.add_option("--value-types", o.value_types, "fp16, bf16 or both")->capture_default_str();
   app.add_option("--delta-bits", o.delta_bits, "MACKO delta widths, e.g. 4 or 2,4,8")->capture_default_str();
+  app.add_option("--align-rows", o.align_rows,
+                 "MACKO encodings: 1 (each row padded with zeros to a multiple of the ROMA unit, so rows start "
+                 "aligned), 0 (the paper's encoder), or 0,1 (both, in one run)")
+      ->capture_default_str();
   app.add_option("--warps-per-block", o.warps_per_block, "MACKO schedules: list swept (default: the kernel's)");
   app.add_option("--unroll-blocks", o.unroll_blocks, "MACKO schedules: list swept");
   app.add_option("--lane-accumulators", o.lane_accumulators, "MACKO schedules: list swept");

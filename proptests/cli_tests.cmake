@@ -38,6 +38,9 @@ expect(encode-bf16-2bit 0 "good2.macko" encode --format macko --value-type bf16 
 expect(inspect 0 "shape +3 x 40.*nnz +4.*emitted +8 \\(padding 4" inspect "${WORK}/good.macko")
 expect(inspect-arrays 0 "values +1.5 0 0 -2 7 0 0 0.25\n.*delta bytes +f1 1f f0 7f\n.*row pointers +0 4 5 8\n" inspect --arrays "${WORK}/good.macko")
 expect(inspect-json 0 "\"effd\".*\"padding\": 4" inspect --json --arrays "${WORK}/good.macko")
+# --align-rows: every row padded with zeros to a multiple of 8 elements (4-bit deltas).
+expect(encode-aligned 0 "nnz 4, emitted 24" encode --format macko --align-rows "${WORK}/good.mtx" "${WORK}/aligned.macko")
+expect(inspect-aligned 0 "row pointers +0 8 16 24\n" inspect --arrays "${WORK}/aligned.macko")
 expect(verify-macko 0 "0 row failure.*ok" verify "${WORK}/good.macko")
 expect(verify-mtx 0 "delta bits 8.*ok" verify --value-type fp32 --delta-bits 8 "${WORK}/good.mtx")
 expect(verify-corpus 0 "ok" verify --value-type fp32 --delta-bits 1 "${CORPUS}/specials.mtx")

@@ -42,9 +42,10 @@ void macko_property() {
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
   const macko::Schedule s = *gen_schedule().as("schedule");
   const Epilogue ep = gen_epilogue();
-  MackoParams p;  // neither option may change a product: trailing pads are zeros, 64-bit pointers same offsets
+  MackoParams p;  // no option may change a product: pads are zeros, 64-bit pointers same offsets
   p.emit_trailing_padding = *rc::gen::arbitrary<bool>().as("emit_trailing_padding");
   p.force_wide_row_pointers = *rc::gen::arbitrary<bool>().as("force_wide_row_pointers");
+  p.align_rows = *rc::gen::arbitrary<bool>().as("align_rows");
   RC_TAG(to_string(rec.family));
   const std::string failure = macko_case<T, TY>(build<T>(rec), s, ep.alpha, ep.beta, rec.seed, p);
   RC_ASSERT(failure == "");

@@ -30,6 +30,7 @@ struct Case {
   macko::Schedule sched;
   bool trailing, wide;
   float alpha, beta;
+  bool aligned = false;  // MackoParams::align_rows
 };
 
 // Matrices built on purpose to hit the encoder's and ROMA's edges: row lengths of every residue
@@ -66,6 +67,7 @@ void check_case(const Case& c) {
   p.delta_bits = c.delta_bits;
   p.emit_trailing_padding = c.trailing;
   p.force_wide_row_pointers = c.wide;
+  p.align_rows = c.aligned;
   const Macko<T> a = encode_macko(m, p);
 
   // With Schedule::batch = B, x is cols x B and y rows x B (row-major).
@@ -169,6 +171,7 @@ rc::Gen<Case> gen_case(bool big, bool batched = false) {
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
     c.trailing = *rc::gen::arbitrary<bool>().as("trailing padding");
     c.wide = *rc::gen::element(false, false, false, true).as("wide row pointers");
+    c.aligned = *rc::gen::arbitrary<bool>().as("align_rows");
     c.alpha = *rc::gen::element(1.0f, -0.5f, 2.0f).as("alpha");
     c.beta = *rc::gen::element(0.0f, 0.0f, 1.0f, -0.75f).as("beta");
     return c;

@@ -35,6 +35,15 @@ struct MackoParams {
   bool emit_trailing_padding = false;
   // Use 64-bit row pointers even when 32 bits suffice (exercises the wide path in tests).
   bool force_wide_row_pointers = false;
+  // Round each row's stored length up to a multiple of macko::align_unit (8 elements at 4-bit
+  // deltas) with zero-valued elements placed at zero columns of the row (right after its last
+  // element first, then in the gaps nearest its end), so that every row starts aligned and ROMA
+  // masks nothing. A
+  // row whose length is a multiple of the warp's step (32 x 8 elements: exact-nnz rows of LLM
+  // widths at d = 0.5) then takes exactly that many steps; a misaligned start adds a whole, nearly
+  // empty step (kernels/NOTES.md, runs 67-69). Costs at most align_unit - 1 elements per row; a
+  // row without enough zero columns (a dense row) keeps its length. Row-local, like the rest.
+  bool align_rows = false;
 };
 
 template <class T>
@@ -70,6 +79,50 @@ struct Macko {
   // Checks every structural invariant the kernels rely on; throws Error naming the field.
   void validate() const;
 };
+
+namespace macko_detail {
+// MackoParams::align_rows for the row stored in values/skips from index `first` on: adds zero
+// elements at zero columns until the row's length is a multiple of align_unit, if the row has
+// that many zero columns. Columns are taken right after the row's last element, then from the
+// gaps nearest its end; the elements are re-sorted by column and their skips recomputed. Every
+// gap only shrinks or splits, so no skip exceeds max_skip.
+template <class T>
+void align_row(std::vector<T>& values, std::vector<std::uint8_t>& skips, std::int64_t first, std::int64_t cols,
+               int db, T zero) {
+  const auto n = static_cast<std::int64_t>(values.size()) - first;
+  const std::int64_t need = (macko::align_unit(db) - n % macko::align_unit(db)) % macko::align_unit(db);
+  if (need == 0) return;
+  std::vector<std::int64_t> col(static_cast<std::size_t>(n));
+  std::int64_t c = -1;
+  for (std::int64_t i = 0; i < n; ++i) col[static_cast<std::size_t>(i)] = c += skips[static_cast<std::size_t>(first + i)] + 1;
+  std::vector<std::int64_t> extra;
+  auto short_of = [&] { return static_cast<std::int64_t>(extra.size()) < need; };
+  // Right after the last element (a column further on would open a gap the format may not span),
+  const std::int64_t last = n > 0 ? col[static_cast<std::size_t>(n - 1)] : -1;
+  for (std::int64_t cand = last + 1; cand < cols && short_of(); ++cand) extra.push_back(cand);
+  // then inside the gaps, from the end backwards.
+  std::int64_t i = n - 1;  // the stored element at or before the candidate column
+  for (std::int64_t cand = last - 1; cand >= 0 && short_of(); --cand) {
+    while (i >= 0 && col[static_cast<std::size_t>(i)] > cand) --i;
+    if (i >= 0 && col[static_cast<std::size_t>(i)] == cand) continue;  // taken
+    extra.push_back(cand);
+  }
+  if (static_cast<std::int64_t>(extra.size()) < need) return;  // too few zero columns: leave it
+  std::vector<std::pair<std::int64_t, T>> row;
+  row.reserve(static_cast<std::size_t>(n + need));
+  for (std::int64_t k = 0; k < n; ++k) row.emplace_back(col[static_cast<std::size_t>(k)], values[static_cast<std::size_t>(first + k)]);
+  for (const std::int64_t e : extra) row.emplace_back(e, zero);
+  std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  values.resize(static_cast<std::size_t>(first));
+  skips.resize(static_cast<std::size_t>(first));
+  std::int64_t prev = -1;
+  for (const auto& [cc, v] : row) {
+    values.push_back(v);
+    skips.push_back(static_cast<std::uint8_t>(cc - prev - 1));
+    prev = cc;
+  }
+}
+}  // namespace macko_detail
 
 template <class T>
 Macko<T> encode_macko(const SparseRows<T>& m, const MackoParams& p = {}) {
@@ -116,6 +169,7 @@ Macko<T> encode_macko(const SparseRows<T>& m, const MackoParams& p = {}) {
         skips.push_back(static_cast<std::uint8_t>(macko::max_skip(db)));
       }
     }
+    if (p.align_rows) macko_detail::align_row(out.values, skips, static_cast<std::int64_t>(ptr.back()), m.cols, db, zero);
     ptr.push_back(out.values.size());
   }
 
