@@ -109,6 +109,28 @@ __global__ void flush_read_kernel(const uint4* __restrict__ buf, std::int64_t n,
   if (acc == 0x9e3779b9u) *sink = acc;
 }
 
+// The gate of time_launches: a counter in mapped pinned host memory that the host raises once a
+// chunk of timed launches is enqueued, and a kernel that waits for it (or gives up after
+// kGateMaxCycles, about a second, so a host that never raises it cannot hang the GPU).
+constexpr int kGateChunk = 64;  // 64 x 4 stream entries: far below the launch queue's depth
+constexpr long long kGateMaxCycles = 2000000000LL;
+
+__global__ void hold_until(const volatile int* gate, int target, long long max_cycles) {
+  const long long t0 = clock64();
+  while (*gate < target && clock64() - t0 < max_cycles) {
+  }
+}
+
+volatile int* timing_gate() {
+  static int* host = [] {
+    int* p = nullptr;
+    WS_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&p), sizeof(int), cudaHostAllocMapped));
+    *p = 0;
+    return p;
+  }();
+  return host;
+}
+
 std::string run_git_rev_parse() {
   FILE* p = popen("git rev-parse --short=12 HEAD 2>/dev/null", "r");
   if (!p) return {};
@@ -290,13 +312,26 @@ Timed time_launches(const std::function<void(cudaStream_t)>& launch, const Timin
     }
   } guard{ev};
   for (auto& e : ev) WS_CUDA(cudaEventCreate(&e));
+  // The timed launches go in gated chunks: a one-thread kernel holds the stream until the host has
+  // enqueued the whole chunk, so no host-side pause (a descheduled thread) can open a gap inside an
+  // event pair. Without the gate, runs 47, 54, 58 and 69-70 each had a row or two whose p90 was 1.5-5x
+  // its p10 (12288^2 d = 0.3 twice), on every kernel kind.
+  volatile int* gate = timing_gate();
+  int released = *gate;
   if (sampler) sampler->start();
-  for (int i = 0; i < cfg.iters; ++i) {
-    if (cfg.flush_l2) flusher.flush(stream);
-    WS_CUDA(cudaEventRecord(ev[2 * i], stream));
-    launch(stream);
+  for (int first = 0; first < cfg.iters; first += kGateChunk) {
+    const int target = released + 1;
+    hold_until<<<1, 1, 0, stream>>>(gate, target, kGateMaxCycles);
     WS_CUDA(cudaGetLastError());
-    WS_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+    for (int i = first; i < std::min(cfg.iters, first + kGateChunk); ++i) {
+      if (cfg.flush_l2) flusher.flush(stream);
+      WS_CUDA(cudaEventRecord(ev[2 * i], stream));
+      launch(stream);
+      WS_CUDA(cudaGetLastError());
+      WS_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    *gate = released = target;  // the chunk is enqueued: let it run
   }
   const cudaError_t synced = cudaStreamSynchronize(stream);
   const ClockStats clocks = sampler ? sampler->stop() : ClockStats{};
