@@ -262,11 +262,12 @@ std::string schedule_str(const macko::Schedule& s) {
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
 // --prefetch, --blocks-per-sm, --lane-elems, --row-splits, --x-shared and --x-swizzle lists; a list left
-// empty keeps the default schedule's value (x_swizzle: the default rule, given as swizzle_pays, applied
-// to each schedule), and the batch is always def's. Combinations that are not valid schedules
+// empty keeps the default schedule's value (x_swizzle: swizzle_rule applied to each schedule), and the
+// batch is always def's. Combinations that are not valid schedules
 // (a split count that does not divide the warps per block) or have no kernel built (batch > 1 with
 // deltas other than 4 bits) are skipped with a note on stderr, once per run.
-std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def, bool swizzle_pays) {
+std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def,
+                                                const std::function<bool(const macko::Schedule&)>& swizzle_rule) {
   const Options& o = ctx.opt;
   auto list = [](const std::string& s, int fallback, const char* what) {
     return s.empty() ? std::vector<int>{fallback} : parse_ints(s, what);
@@ -290,9 +291,8 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
                   s.lane_elems = e;
                   s.row_splits = sp;
                   s.x_shared = xs != 0;
-                  // --x-swizzle left empty: the default rule for each schedule (x in shared memory at
-                  // batch 1 on a matrix whose gathers collide without it), as default_schedule_for.
-                  s.x_swizzle = o.x_swizzle.empty() ? (s.x_shared && s.batch == 1 && swizzle_pays) : swz != 0;
+                  // --x-swizzle left empty: the default rule (macko::x_swizzle_pays) for each schedule.
+                  s.x_swizzle = o.x_swizzle.empty() ? swizzle_rule(s) : swz != 0;
                   const std::string what = "# skipped schedule db=" + std::to_string(s.delta_bits) + " " +
                                            schedule_str(s) + " at batch " + std::to_string(s.batch);
                   if (!s.valid()) ctx.note_once(what + ": not valid");
@@ -532,15 +532,12 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   for (const auto& mk : mackos) {
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
-      // With x in shared memory at batch 1, does the swizzle pay on this matrix (macko_x_banks.hpp)?
-      macko::Schedule probe;
-      probe.x_shared = true;
-      const bool swizzle_pays = macko::x_swizzle_pays(mk, probe);
+      const auto swizzle_rule = [&mk](const macko::Schedule& s) { return macko::x_swizzle_pays(mk, s); };
       for (auto& b : io) {
         const int nb = b.n;
         macko::Schedule def = gpu::default_schedule_for(mk, nb);
         def.batch = nb;  // the batch measured, whatever the default returns
-        for (const macko::Schedule& s : schedules_to_sweep(ctx, def, swizzle_pays)) {
+        for (const macko::Schedule& s : schedules_to_sweep(ctx, def, swizzle_rule)) {
           const std::string ss = schedule_str(s);  // valid and compiled (schedules_to_sweep)
           auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, b.x.get(), b.y.get(), alpha, beta, s, st); };
           // The model's own chain length for the row's stored elements (padding included), per vector.

@@ -17,6 +17,10 @@ inline std::string num(double v, int decimals = 3) {
   if (std::isnan(v)) return "n/a";
   return fmt::format("{:.{}f}", v, decimals);
 }
+// The file name of the index-th figure of a kind in one report (one per GPU or state): base, base_1, ...
+inline std::string figure_name(const std::string& base, int index) {
+  return index ? fmt::format("{}_{}", base, index) : base;
+}
 inline std::string pct(double v, int decimals = 1) { return fmt::format("{:.{}f}%", 100.0 * v, decimals); }
 inline std::string ci(double lo, double hi, int decimals = 4) {
   return fmt::format("[{:.{}f}, {:.{}f}]", lo, decimals, hi, decimals);

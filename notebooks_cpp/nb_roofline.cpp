@@ -172,7 +172,7 @@ void bounds_section(Report& rep, const std::vector<BenchRow>& bench, const Unifo
   int gi = 0;
   for (const auto& [gpu, dens] : by) {
     Plot f;
-    f.name = fmt::format("bounds{}", gi ? fmt::format("_{}", gi) : "");
+    f.name = figure_name("bounds", gi);
     ++gi;
     f.title = fmt::format("{}: time over a coalesced read of the same bytes", gpu);
     two_column_grid(f, static_cast<int>(dens.size()), 80, 420);
@@ -340,7 +340,7 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
   for (const auto& [gpu, shapes_m] : sp_) {
     const double bw = gpu_bw[gpu].first;
     Plot mf;
-    mf.name = fmt::format("measured_speedup{}", gi ? fmt::format("_{}", gi) : "");
+    mf.name = figure_name("measured_speedup", gi);
     ++gi;
     mf.title = fmt::format("{}: speedup over cuBLAS GEMV vs density, uniform random, fp16 (roofline at {:.0f} GB/s)",
                            gpu, bw / 1e9);
@@ -489,7 +489,7 @@ void batch_section(Report& rep, const std::vector<BenchRow>& measured) {
   int gi = 0;
   for (const auto& [gpu, panels] : by_gpu) {
     Plot f;
-    f.name = fmt::format("batched_speedup{}", gi ? fmt::format("_{}", gi) : "");
+    f.name = figure_name("batched_speedup", gi);
     ++gi;
     f.title = fmt::format("{}: MACKO's speedup over cuBLAS with B vectors at once (GEMV at B = 1, GEMM with N = B)", gpu);
     two_column_grid(f, static_cast<int>(panels.size()), 60, 400);

@@ -227,7 +227,7 @@ std::string sparse24(const Options& o) {
     const double slot = 0.8 / nk;  // width of one kernel's slot within a case
     // Figure 1: TFLOP/s per case (points, log scale: small-N cases are far below the big ones).
     Plot tp;
-    tp.name = fmt::format("tflops{}", gi ? fmt::format("_{}", gi) : "");
+    tp.name = figure_name("tflops", gi);
     tp.title = fmt::format("{}: 2:4 GEMM throughput per case (bf16, 2MNK / median time)", gpu);
     tp.xlabel = "";
     tp.ylabel = "TFLOP/s";
@@ -239,7 +239,7 @@ std::string sparse24(const Options& o) {
     tp.extra = {xtics, "set bmargin 7", "unset mxtics"};
     // Figure 2: fraction of cuSPARSELt (grouped bars, linear).
     Plot fp = tp;
-    fp.name = fmt::format("fraction_of_cusparselt{}", gi ? fmt::format("_{}", gi) : "");
+    fp.name = figure_name("fraction_of_cusparselt", gi);
     fp.title = fmt::format("{}: each kernel's throughput as a fraction of cuSPARSELt", gpu);
     fp.ylabel = "fraction of cuSPARSELt";
     fp.logy = false;
