@@ -228,8 +228,27 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   s.prefetch = true;  // measured best on the H200 for 4-bit deltas (kernels/NOTES.md)
   if (batch != 1) return default_batch_schedule(s, density, rows, cols);
   // H100, 2026-11-23: 4 elements per lane is 2-3% faster at d = 0.1 on all four quick shapes and
-  // 8-15% slower at d >= 0.3 (kernels/NOTES.md).
-  if (delta_bits == 4 && density <= 0.15) s.lane_elems = 4;
+  // 8-15% slower at d >= 0.3 (kernels/NOTES.md). Run 72d corrected this for x in shared memory on
+  // wide matrices (below).
+  const bool low_density = delta_bits == 4 && density <= kLowDensity;
+  if (low_density) s.lane_elems = 4;
+  // Low density (run 72d: the 31 Appendix D shapes at d = 0.1 and 0.05, 32-bit offsets, x through
+  // L1 or in shared memory, 4 or 8 elements per lane, 4- or 16-warp blocks): on every shape of
+  // >= kXSharedLowMinCols columns the schedule below is the fastest of the eight, or within 2.5 % of
+  // it. Against the rules that follow it is 3.8-17.5 % faster at d = 0.1 on the 15 such shapes it
+  // changes (tall ones took x through L1: 28672x8192 39.1 -> 34.7 us; wide ones 4 elements per lane:
+  // 8192x28672 40.9 -> 33.8 us), and at d = 0.05 up to 15.7 % faster, 1 % slower on 4096x14336.
+  // Long rows take 8 elements per lane (tall matrices, and wide ones with cols >= 3 rows); square-ish
+  // ones keep 4 (12288^2: 25.5 against 26.0 us). Blocks of 16 warps, of 4 on tall matrices of <=
+  // kXSharedTallMaxCols columns. Narrower matrices keep the rules below: there no schedule won on
+  // every shape (tall ones of 3584-5120 columns: x in shared memory won up to 11 % on 11008-14336
+  // rows and lost up to 9 % on 32000).
+  if (low_density && rows > 0 && cols >= kXSharedLowMinCols && cols <= kXSharedDefaultMaxCols) {
+    s.x_shared = true;
+    s.warps_per_block = rows > cols && cols <= kXSharedTallMaxCols ? 4 : 16;
+    if (rows > cols || cols >= 3 * rows) s.lane_elems = macko::kElemsPerLane;
+    return s;
+  }
   // x in shared memory on a persistent grid of 16-warp blocks, one warp per row (H100, run 34: the
   // 15 Appendix D shapes with rows x cols >= 12288^2 at d = 0.5 / 0.3 / 0.1, against the schedules
   // below). Where cols >= rows it is faster in 15 of 18 cases, by 10 % on 12288^2 and 12-23 % on
@@ -295,9 +314,10 @@ DeviceMacko<T> upload_macko(const Macko<T>& a) {
   d.nnz = a.nnz;
   d.emitted = a.emitted();
   d.delta_bits = a.delta_bits;
-  d.wide = a.row_ptr.wide;
+  d.wide = a.row_ptr.wide || a.padded_length() > kNarrowMaxElements;
   const std::vector<std::int32_t> split_bases = macko_split_bases(a);  // for Schedule::row_splits > 1
-  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t);
+  const std::uint64_t widened = d.wide && !a.row_ptr.wide ? a.row_ptr.narrow.size() * 4 : 0;
+  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened;
   std::size_t free_b = 0, total_b = 0;
   WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
   require(need <= free_b, "MACKO matrix needs " + std::to_string(need) + " bytes on the device, only " +
@@ -305,7 +325,8 @@ DeviceMacko<T> upload_macko(const Macko<T>& a) {
   d.values = DeviceBuffer<T>(a.values);
   d.deltas = DeviceBuffer<std::uint8_t>(a.deltas);
   d.split_bases = DeviceBuffer<std::int32_t>(split_bases);
-  if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
+  if (a.row_ptr.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
+  else if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(std::vector<std::uint64_t>(a.row_ptr.narrow.begin(), a.row_ptr.narrow.end()));
   else d.row_ptr32 = DeviceBuffer<std::uint32_t>(a.row_ptr.narrow);
   return d;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kernels/macko_spmv.hpp"
 #include "reference/formats/macko_layout.hpp"
 
 namespace warpsparse::gpu::detail {
@@ -237,9 +238,14 @@ struct KernelConfig {
   static constexpr int kSteps = kSched.steps_per_block();         // steps per delta load
   static constexpr int kBlock = kSched.elems_per_block();         // elements per block
   static constexpr int kWordElems = kSched.delta_load_elems();    // elements per lane's delta load
-  static constexpr std::int64_t kGroup = std::int64_t{UNROLL} * kBlock;  // elements per load group
+  static constexpr int kGroup = UNROLL * kBlock;  // elements per load group
   using DeltaWord = std::conditional_t<DB == 8, std::uint64_t, std::uint32_t>;
   using Vec = typename ValueVec<E>::type;
+  // Element offsets: 32-bit in the narrow kernels (32-bit row pointers), whose matrices the host
+  // keeps below kNarrowMaxElements so that no offset the kernel forms (at most a group and a block
+  // past a row end) leaves int32; 64-bit in the wide ones.
+  using Idx = std::conditional_t<WIDE, std::int64_t, std::int32_t>;
+  static_assert(kGroup + kBlock <= kNarrowMarginElements);
   static_assert(kSched.valid());
 };
 
@@ -252,17 +258,19 @@ struct Group {
 
 // Issues every load of the group starting at element blk0 (lanes past the row end load nothing).
 template <class Cfg, class T>
-__device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std::int64_t end, int lane,
+__device__ __forceinline__ void load_group(Group<Cfg>& g, typename Cfg::Idx blk0, typename Cfg::Idx end, int lane,
                                            const T* __restrict__ values,
                                            const std::uint8_t* __restrict__ deltas) {
   constexpr int DB = Cfg::kDeltaBits;
+  using Idx = typename Cfg::Idx;
 #pragma unroll
   for (int u = 0; u < Cfg::kUnroll; ++u) {
-    const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
-    const std::int64_t wstart = blk + std::int64_t{Cfg::kWordElems} * lane;
+    const Idx blk = blk0 + Idx{u} * Cfg::kBlock;
+    const Idx wstart = blk + Idx{Cfg::kWordElems} * lane;
     g.dw[u] = 0;
     if (wstart < end) {
-      const std::uint8_t* dp = deltas + macko::delta_byte_index(wstart, DB);
+      // wstart >= 0: unsigned division is a shift.
+      const std::uint8_t* dp = deltas + macko::delta_byte_index(static_cast<std::make_unsigned_t<Idx>>(wstart), DB);
       constexpr int kBytes = Cfg::kSched.delta_load_bytes();
       if constexpr (kBytes == 8)
         g.dw[u] = ld_stream8(dp);
@@ -275,7 +283,7 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
     }
 #pragma unroll
     for (int s = 0; s < Cfg::kSteps; ++s) {
-      const std::int64_t chunk = blk + std::int64_t{Cfg::kStep} * s + Cfg::kLaneElems * lane;
+      const Idx chunk = blk + Idx{Cfg::kStep} * s + Cfg::kLaneElems * lane;
       g.vv[u][s] = typename Cfg::Vec{};
       if (chunk < end) g.vv[u][s] = ValueVec<Cfg::kLaneElems>::load(values + chunk);
     }
@@ -284,10 +292,11 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, std::int64_t blk0, std
 
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
 template <class Cfg, class T, class XSrc>
-__device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t blk0, std::int64_t begin,
-                                              std::int64_t end, int lane, int& base, float (&acc)[Cfg::kBatch][Cfg::kAcc],
-                                              const XSrc& x) {
+__device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg::Idx blk0, typename Cfg::Idx begin,
+                                              typename Cfg::Idx end, int lane, int& base,
+                                              float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x) {
   constexpr int DB = Cfg::kDeltaBits;
+  using Idx = typename Cfg::Idx;
   constexpr int S = Cfg::kSteps;
   constexpr int E = Cfg::kLaneElems;
   using DeltaWord = typename Cfg::DeltaWord;
@@ -295,10 +304,10 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, std::int64_t 
   const auto& vv = g.vv;
 #pragma unroll
   for (int u = 0; u < Cfg::kUnroll; ++u) {
-    const std::int64_t blk = blk0 + std::int64_t{u} * Cfg::kBlock;
+    const Idx blk = blk0 + Idx{u} * Cfg::kBlock;
 #pragma unroll
     for (int s = 0; s < S; ++s) {
-      const std::int64_t step = blk + std::int64_t{Cfg::kStep} * s;
+      const Idx step = blk + Idx{Cfg::kStep} * s;
       if (step >= end) return;  // warp-uniform
       DeltaWord mine = dw[u];
       if constexpr (S > 1) {
@@ -396,22 +405,24 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   for (std::int64_t row = std::int64_t(blockIdx.x) * groups + warp / splits; row < rows;
        row += stride) {  // uniform over the row's warps: no row pointer is read past rows
     // Row bounds: lanes 0 and 1 load row_ptr[row] and row_ptr[row + 1], shuffles broadcast them.
-    std::uint64_t p = 0;
-    if (lane < 2) {
-      if constexpr (Cfg::kWide)
-        p = static_cast<const std::uint64_t*>(row_ptr)[row + lane];
-      else
-        p = static_cast<const std::uint32_t*>(row_ptr)[row + lane];
-    }
-    const std::int64_t begin = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 0));
-    const std::int64_t end = static_cast<std::int64_t>(__shfl_sync(0xffffffffu, p, 1));
-    const macko::RowAligner ra(begin, end, DB);
+    using Idx = typename Cfg::Idx;
+    using Ptr = std::conditional_t<Cfg::kWide, std::uint64_t, std::uint32_t>;
+    Ptr p = 0;
+    if (lane < 2) p = static_cast<const Ptr*>(row_ptr)[row + lane];
+    const Idx begin = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 0));
+    const Idx end = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 1));
     // This warp's elements: steps from start, owned elements [lo, stop).
-    // (With one warp per row these are the ROMA start, the row start and the row end, spelled
-    // out so that the kernel stays the one measured before row splits existed.)
-    const std::int64_t start = splits == 1 ? ra.aligned_begin : ra.split_start(sp, splits);
-    const std::int64_t stop = splits == 1 ? end : ra.split_start(sp + 1, splits);
-    const std::int64_t lo = splits == 1 ? begin : (start > begin ? start : begin);
+    // (With one warp per row these are the ROMA start (macko::RowAligner::aligned_begin; the unit
+    // is a power of two), the row start and the row end, spelled out so that the kernel stays the
+    // one measured before row splits existed.)
+    static_assert((macko::align_unit(DB) & (macko::align_unit(DB) - 1)) == 0);
+    Idx start = begin & ~Idx{macko::align_unit(DB) - 1}, stop = end, lo = begin;
+    if constexpr (splits > 1) {
+      const macko::RowAligner ra(begin, end, DB);
+      start = static_cast<Idx>(ra.split_start(sp, splits));
+      stop = static_cast<Idx>(ra.split_start(sp + 1, splits));
+      lo = start > begin ? start : begin;
+    }
 
     constexpr int NB = Cfg::kBatch;
     float acc[NB][Cfg::kAcc];
@@ -434,7 +445,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
         x.ready();
         x_ready = true;
       }
-      for (std::int64_t g0 = start; g0 < stop; g0 += Cfg::kGroup) {
+      for (Idx g0 = start; g0 < stop; g0 += Cfg::kGroup) {
         if (g0 + Cfg::kGroup < stop) load_group<Cfg>(nxt, g0 + Cfg::kGroup, stop, lane, values, deltas);
         compute_group<Cfg, T>(cur, g0, lo, stop, lane, base, acc, x);
         cur = nxt;
@@ -444,7 +455,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
         x.ready();
         x_ready = true;
       }
-      for (std::int64_t g0 = start; g0 < stop; g0 += Cfg::kGroup) {
+      for (Idx g0 = start; g0 < stop; g0 += Cfg::kGroup) {
         Group<Cfg> cur;
         load_group<Cfg>(cur, g0, stop, lane, values, deltas);  // all loads before any arithmetic
         compute_group<Cfg, T>(cur, g0, lo, stop, lane, base, acc, x);

@@ -5,17 +5,28 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "kernels/device_buffer.hpp"
 #include "reference/formats/macko.hpp"
 #include "reference/models/macko_x_banks.hpp"
 
 namespace warpsparse::gpu {
 
+// The narrow kernels (32-bit row pointers) form element offsets in int32 arithmetic, up to
+// kNarrowMarginElements past a row end (a load group and a block; KernelConfig checks it), which
+// takes fewer instructions per step than 64-bit offsets. A matrix of more than kNarrowMaxElements
+// stored elements runs the wide kernels, with its row pointers widened on upload if need be.
+inline constexpr int kNarrowMarginElements = 1 << 16;
+inline constexpr std::int64_t kNarrowMaxElements =
+    std::int64_t{std::numeric_limits<std::int32_t>::max()} - kNarrowMarginElements;
+
 template <class T>
 struct DeviceMacko {
   std::int64_t rows = 0, cols = 0, nnz = 0, emitted = 0;
   int delta_bits = 4;
-  bool wide = false;  // 64-bit row pointers
+  bool wide = false;  // 64-bit row pointers and element offsets (kNarrowMaxElements)
   DeviceBuffer<T> values;
   DeviceBuffer<std::uint8_t> deltas;
   DeviceBuffer<std::uint32_t> row_ptr32;
@@ -38,7 +49,8 @@ DeviceMacko<T> upload_macko(const Macko<T>& a);
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit
 // deltas it stages x in shared memory where cols >= rows (up to kXSharedDefaultMaxCols columns;
 // 16-warp blocks), and on tall matrices of at most kXSharedTallMaxCols columns (4-warp blocks)
-// whose rows hold kXSharedMinWarpNnz nonzeros or more (expected: density * cols).
+// whose rows hold kXSharedMinWarpNnz nonzeros or more (expected: density * cols); at density <=
+// kLowDensity on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns.
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
 inline constexpr double kXSharedMinWarpNnz = 2048;
@@ -46,6 +58,11 @@ inline constexpr double kXSharedMinWarpNnz = 2048;
 // grid's last round of rows is less than kXSharedSplitTail full (it queries the device for the
 // resident blocks) and each half row still holds kXSharedMinWarpNnz nonzeros.
 inline constexpr double kXSharedSplitTail = 0.5;
+// At density <= kLowDensity lanes take 4 elements per step where x is read through L1, and x goes
+// into shared memory on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns, with
+// 8 elements per lane on long rows (tall, or cols >= 3 rows).
+inline constexpr double kLowDensity = 0.15;
+inline constexpr std::int64_t kXSharedLowMinCols = 7168;
 inline constexpr double kBatchDenseDensity = 0.75;
 inline constexpr std::int64_t kXSharedBatchMaxBytes = 196608;  // 12288 columns x 8 vectors x 2 bytes
 // With batch > 1 (Schedule::batch, built for 4-bit deltas) x is in shared memory (swizzled packs,

@@ -1,5 +1,6 @@
 // GPU MACKO SpMV == its warp model, bit for bit; and the model == the double oracle within the
 // derived fp32 bound. Fresh random cases every run (rapidcheck prints the seed to replay).
+#include <array>
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
@@ -289,7 +290,17 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE(t.sched.warps_per_block == 4);
     check_case<half, half>(t);
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row
-    REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 9216).x_shared);  // 4 elements per lane
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 5120).x_shared);  // 4 elements per lane
+    // Low density on >= kXSharedLowMinCols columns: x in shared memory, 8 elements per lane on long
+    // rows (tall, or cols >= 3 rows), 4 on square-ish matrices.
+    for (const auto& [lr, lc, le, lw] : {std::array<std::int64_t, 4>{50000, 9216, 8, 4}, {50000, 12288, 8, 16},
+                                         {8192, 28672, 8, 16}, {12288, 12288, 4, 16}}) {
+      const macko::Schedule low = gpu::default_schedule(4, 0.1, lr, lc);
+      REQUIRE(low.x_shared);
+      REQUIRE(low.lane_elems == le);
+      REQUIRE(low.warps_per_block == lw);
+      REQUIRE(gpu::is_compiled(low));
+    }
     REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 50000, 12288).x_shared); // x wider than the rule
     // cols >= rows: rows split over two warps when the persistent grid's last round of rows is less
     // than kXSharedSplitTail full and half rows keep kXSharedMinWarpNnz nonzeros; whole rows
@@ -301,7 +312,7 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE(gpu::default_schedule(4, 0.5, short_tail, 20000).warps_per_block == 8);
     REQUIRE(gpu::default_schedule(4, 0.5, long_tail, 20000).row_splits == 1);
     REQUIRE(gpu::default_schedule(4, 0.5, held / 2, 20000).row_splits == 1);   // one partial round
-    REQUIRE(gpu::default_schedule(4, 0.15, short_tail, 20000).row_splits == 1);  // 4 elements per lane
+    REQUIRE(gpu::default_schedule(4, 0.15, short_tail, 20000).row_splits == 1);  // low density: whole rows
     REQUIRE(gpu::default_schedule(4, 0.2, short_tail, 20000).row_splits == 1);   // 2000 per half row
   }
   // Persistent grid of one warp per block and one block per SM: every warp owns dozens of rows in

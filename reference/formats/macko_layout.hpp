@@ -48,7 +48,9 @@ WS_HD constexpr std::int64_t padded_length(std::int64_t emitted, int db) {
 WS_HD constexpr std::int64_t delta_bytes(std::int64_t padded, int db) { return padded * db / 8; }
 
 // Field access for element e of the delta array (lowest bits first).
-WS_HD constexpr std::int64_t delta_byte_index(std::int64_t e, int db) { return e / deltas_per_byte(db); }
+// (Any integer type: the narrow kernels pass an unsigned 32-bit offset, so the division is a shift.)
+template <class I>
+WS_HD constexpr I delta_byte_index(I e, int db) { return e / static_cast<I>(deltas_per_byte(db)); }
 WS_HD constexpr int delta_shift(std::int64_t e, int db) {
   return static_cast<int>(e % deltas_per_byte(db)) * db;
 }
@@ -112,7 +114,8 @@ struct Schedule {
   // 4 or 2 (4-bit deltas only) a step covers 128 or 64 elements: the lanes of one x gather sit
   // 4 or 2 elements apart instead of 8, so a gather touches fewer 32-byte sectors, at the price of
   // one warp scan per 128 or 64 elements. The stored format is the same. Measured on the H100:
-  // 4 is faster only at d <= 0.1, 2 never (kernels/NOTES.md).
+  // 4 is faster only at d <= 0.1 (with x through L1, and with x in shared memory on square-ish
+  // matrices), 2 never (kernels/NOTES.md, runs of 2026-11-23 and run 72d).
   int lane_elems = kElemsPerLane;
   // Warps of one block that share a row (1, 2, 4 or 8): each walks a contiguous part of it
   // (RowAligner::split_start) from the column in the split-base table, reduces its lanes, and the
@@ -128,7 +131,8 @@ struct Schedule {
   // gpu::default_schedule picks it with 16 warps per block where cols >= rows (faster there in 46
   // of 54 measured cases, kernels/NOTES.md, runs 34-36), and with 4 warps per block on tall
   // matrices of <= 9216 columns and >= 2048 nonzeros per row (run 41); where cols >= rows and the
-  // grid's last round of rows is short, with rows split over two warps (run 45).
+  // grid's last round of rows is short, with rows split over two warps (run 45); at d <= 0.15 on
+  // every matrix of >= 7168 columns (run 72d).
   bool x_shared = false;
   // Vectors multiplied at once (1, 2, 4 or 8): Y = alpha A X + beta Y with X of cols x batch and Y
   // of rows x batch, both row-major, so the batch values of one column of X are one vector load
