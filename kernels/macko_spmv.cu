@@ -306,7 +306,10 @@ bool is_compiled(const macko::Schedule& s) {
 }
 
 template <class T>
-DeviceMacko<T> upload_macko(const Macko<T>& a) {
+DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements) {
+  require(narrow_max_elements <= kNarrowMaxElements,
+          "narrow_max_elements " + std::to_string(narrow_max_elements) + " exceeds what the narrow kernels address (" +
+              std::to_string(kNarrowMaxElements) + ")");
   a.validate();  // every decoded column < cols: the kernel reads x without bounds checks
   DeviceMacko<T> d;
   d.rows = a.rows;
@@ -314,7 +317,7 @@ DeviceMacko<T> upload_macko(const Macko<T>& a) {
   d.nnz = a.nnz;
   d.emitted = a.emitted();
   d.delta_bits = a.delta_bits;
-  d.wide = a.row_ptr.wide || a.padded_length() > kNarrowMaxElements;
+  d.wide = a.row_ptr.wide || a.padded_length() > narrow_max_elements;
   const std::vector<std::int32_t> split_bases = macko_split_bases(a);  // for Schedule::row_splits > 1
   const std::uint64_t widened = d.wide && !a.row_ptr.wide ? a.row_ptr.narrow.size() * 4 : 0;
   const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened;
@@ -365,8 +368,8 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   WS_CUDA(cudaGetLastError());
 }
 
-template DeviceMacko<half> upload_macko<half>(const Macko<half>&);
-template DeviceMacko<bfloat16> upload_macko<bfloat16>(const Macko<bfloat16>&);
+template DeviceMacko<half> upload_macko<half>(const Macko<half>&, std::int64_t);
+template DeviceMacko<bfloat16> upload_macko<bfloat16>(const Macko<bfloat16>&, std::int64_t);
 template void macko_spmv<half, half>(const DeviceMacko<half>&, const half*, half*, float, float, const macko::Schedule&, cudaStream_t);
 template void macko_spmv<half, float>(const DeviceMacko<half>&, const half*, float*, float, float, const macko::Schedule&, cudaStream_t);
 template void macko_spmv<bfloat16, bfloat16>(const DeviceMacko<bfloat16>&, const bfloat16*, bfloat16*, float, float, const macko::Schedule&, cudaStream_t);

@@ -41,9 +41,11 @@ struct DeviceMacko {
 };
 
 // Validates the host matrix (every decoded column < cols) and copies it to the device, with its
-// split-base table.
+// split-base table. A matrix of more than narrow_max_elements stored elements runs the wide
+// kernels (row pointers widened here if the format kept 32 bits); the GPU tests lower it to run
+// that path on small matrices.
 template <class T>
-DeviceMacko<T> upload_macko(const Macko<T>& a);
+DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements = kNarrowMaxElements);
 
 // The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit

@@ -32,6 +32,9 @@ struct Case {
   bool trailing, wide;
   float alpha, beta;
   bool aligned = false;  // MackoParams::align_rows
+  // 32-bit row pointers in the format, widened on upload to run the wide kernels (what a matrix of
+  // more than gpu::kNarrowMaxElements stored elements gets).
+  bool widen = false;
 };
 
 // Matrices built on purpose to hit the encoder's and ROMA's edges: row lengths of every residue
@@ -81,7 +84,8 @@ void check_case(const Case& c) {
 
   const std::vector<TY> model = macko_spmv_model<T, T, TY>(a, x, y0, c.alpha, c.beta, c.sched);
 
-  auto da = gpu::upload_macko(a);
+  auto da = gpu::upload_macko(a, c.widen ? 0 : gpu::kNarrowMaxElements);
+  RC_ASSERT(da.wide == (c.wide || (c.widen && a.padded_length() > 0)));  // empty: nothing to widen for
   gpu::DeviceBuffer<T> dx(x);
   gpu::DeviceBuffer<TY> dy(y0);
   gpu::macko_spmv<T, TY>(da, dx.get(), dy.get(), c.alpha, c.beta, c.sched);
@@ -172,6 +176,7 @@ rc::Gen<Case> gen_case(bool big, bool batched = false) {
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
     c.trailing = *rc::gen::arbitrary<bool>().as("trailing padding");
     c.wide = *rc::gen::element(false, false, false, true).as("wide row pointers");
+    c.widen = !c.wide && *rc::gen::element(false, false, false, true).as("widened on upload");
     c.aligned = *rc::gen::arbitrary<bool>().as("align_rows");
     c.alpha = *rc::gen::element(1.0f, -0.5f, 2.0f).as("alpha");
     c.beta = *rc::gen::element(0.0f, 0.0f, 1.0f, -0.75f).as("beta");
