@@ -284,8 +284,12 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   // 1536 nonzeros per row) and every tall shape at d = 0.1 (4 elements per lane). 16-warp blocks
   // lose to 4 here, and at 12288 columns 4-warp blocks lose 8-10 % (H100, run 41). Run 43: 0.5-4 %
   // faster at d = 1.0 / 0.7 on those shapes, 2-15 % on the 3584-5120-column ones the rule covers.
+  // Run 76 filled the gap between this rule and the low-density one: at d = 0.2 x in shared memory
+  // is 0.9-7 % faster on all six tall shapes of 7168-9216 columns, so from kXSharedLowMinCols
+  // columns on it holds at every density. Narrower tall matrices keep the nonzeros-per-row test:
+  // there it won 3-10 % at d = 0.2 / 0.3 on 11008-20480 rows but lost 0.2-1.4 % on 32000.
   if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane &&
-      density * static_cast<double>(cols) >= kXSharedMinWarpNnz) {
+      (cols >= kXSharedLowMinCols || density * static_cast<double>(cols) >= kXSharedMinWarpNnz)) {
     s.x_shared = true;
     return s;
   }

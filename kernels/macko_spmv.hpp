@@ -50,9 +50,10 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements 
 // The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit
 // deltas it stages x in shared memory where cols >= rows (up to kXSharedDefaultMaxCols columns;
-// 16-warp blocks), and on tall matrices of at most kXSharedTallMaxCols columns (4-warp blocks)
-// whose rows hold kXSharedMinWarpNnz nonzeros or more (expected: density * cols); at density <=
-// kLowDensity on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns.
+// 16-warp blocks), on tall matrices of kXSharedLowMinCols to kXSharedTallMaxCols columns (4-warp
+// blocks), on narrower tall ones whose rows hold kXSharedMinWarpNnz nonzeros or more (expected:
+// density * cols), and at density <= kLowDensity on every matrix of kXSharedLowMinCols to
+// kXSharedDefaultMaxCols columns.
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
 inline constexpr double kXSharedMinWarpNnz = 2048;

@@ -295,6 +295,8 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE(t.sched.warps_per_block == 4);
     check_case<half, half>(t);
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row
+    REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);        // >= kXSharedLowMinCols: any density
+    REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).warps_per_block == 4);
     REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 5120).x_shared);  // 4 elements per lane
     // Low density on >= kXSharedLowMinCols columns: x in shared memory, 8 elements per lane on long
     // rows (tall, or cols >= 3 rows), 4 on square-ish matrices.
