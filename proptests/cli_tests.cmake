@@ -44,6 +44,10 @@ expect(inspect-aligned 0 "row pointers +0 8 16 24\n" inspect --arrays "${WORK}/a
 expect(verify-macko 0 "0 row failure.*ok" verify "${WORK}/good.macko")
 expect(verify-mtx 0 "delta bits 8.*ok" verify --value-type fp32 --delta-bits 8 "${WORK}/good.mtx")
 expect(verify-corpus 0 "ok" verify --value-type fp32 --delta-bits 1 "${CORPUS}/specials.mtx")
+# --batch: the model multiplies B vectors at once, each checked against its own oracle.
+expect(verify-batch 0 "batch +4 vectors at once.*0 row failure.*ok" verify --batch 4 "${WORK}/good.macko")
+expect(verify-batch-2bit 0 "batch +8 vectors at once.*ok" verify --batch 8 "${WORK}/good2.macko")
+expect(verify-batch-fp32 1 "a batch of 8 needs 16-bit x" verify --value-type fp32 --batch 8 "${WORK}/good.mtx")
 expect(demo 0 "throughput.*ok" demo --rows 64 --cols 1000 --density 0.1 --seed 3)
 
 # Bad inputs: exit 1, one line naming the file and the problem.

@@ -68,13 +68,15 @@ struct VerifyResult {
   std::int64_t schedules = 0;
 };
 
+// The model of each schedule (one per accumulator count) on `batch` random vectors at once
+// (Schedule::batch: x is cols x batch, row-major), every vector checked against its own oracle.
 template <class T>
-VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators) {
+VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators, int batch = 1) {
   using TX = XOf<T>;
   const SparseRows<T> decoded = decode_macko(a);  // independent path for the oracle
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<TX> x(static_cast<std::size_t>(a.cols));
+  std::vector<TX> x(static_cast<std::size_t>(a.cols * batch));
   for (auto& v : x) v = from_float<TX>(u(rng));
   const std::vector<float> y_old;
   VerifyResult res;
@@ -82,6 +84,7 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
     macko::Schedule s;
     s.delta_bits = a.delta_bits;
     s.lane_accumulators = acc;
+    s.batch = batch;
     std::vector<float> y;
     const auto t0 = Clock::now();
     try {
@@ -92,14 +95,20 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
     }
     res.model_seconds += seconds_since(t0);
     ++res.schedules;
-    const SpmvCheck c = check_spmv<T, TX, float>(decoded, x, y_old, 1.0f, 0.0f, y, [&](std::int64_t r) {
-      return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
-    });
-    res.check.max_error = std::max(res.check.max_error, c.max_error);
-    res.check.max_bound_ratio = std::max(res.check.max_bound_ratio, c.max_bound_ratio);
-    if (!c.ok() && res.check.ok())
-      res.check.first_failure = fmt::format("lane_accumulators={}: {}", acc, c.first_failure);
-    res.check.failures += c.failures;
+    for (int b = 0; b < batch; ++b) {
+      std::vector<TX> xb(static_cast<std::size_t>(a.cols));
+      std::vector<float> yb(static_cast<std::size_t>(a.rows));
+      for (std::int64_t k = 0; k < a.cols; ++k) xb[k] = x[k * batch + b];
+      for (std::int64_t r = 0; r < a.rows; ++r) yb[r] = y[r * batch + b];
+      const SpmvCheck c = check_spmv<T, TX, float>(decoded, xb, y_old, 1.0f, 0.0f, yb, [&](std::int64_t r) {
+        return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
+      });
+      res.check.max_error = std::max(res.check.max_error, c.max_error);
+      res.check.max_bound_ratio = std::max(res.check.max_bound_ratio, c.max_bound_ratio);
+      if (!c.ok() && res.check.ok())
+        res.check.first_failure = fmt::format("lane_accumulators={}, vector {} of {}: {}", acc, b, batch, c.first_failure);
+      res.check.failures += c.failures;
+    }
   }
   return res;
 }
@@ -219,15 +228,20 @@ void register_format_commands(CLI::App& app) {
     auto o = std::make_shared<FormatOptions>();
     auto path = std::make_shared<std::string>();
     auto seed = std::make_shared<std::uint64_t>(1);
+    auto batch = std::make_shared<int>(1);
     add_format_options(c, *o);
     c->add_option("FILE_OR_MTX", *path, "MACKO file, or MatrixMarket file to encode first")->required();
     c->add_option("--seed", *seed, "seed of the random x");
+    c->add_option("--batch", *batch,
+                  "vectors multiplied at once (1, 2, 4 or 8; Schedule::batch), each checked against its own oracle")
+        ->check(CLI::IsMember({1, 2, 4, 8}));
     c->callback([=] {
       const AnyMacko m = load_any(*path, *o);
       std::visit([&](const auto& a) {
         fmt::print("file           {}\n", *path);
         print_summary(a);
-        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}));
+        if (*batch > 1) fmt::print("batch          {} vectors at once\n", *batch);
+        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}, *batch));
         fmt::print("ok\n");
       }, m);
     });
