@@ -297,7 +297,7 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);        // >= kXSharedLowMinCols: any density
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).warps_per_block == 4);
-    REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 5120).x_shared);  // 4 elements per lane
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 5120).x_shared);  // < kXSharedLowMinCols: x through L1
     // Low density on >= kXSharedLowMinCols columns: x in shared memory, 8 elements per lane on long
     // rows (tall, or cols >= 3 rows), 4 on square-ish matrices.
     for (const auto& [lr, lc, le, lw] : {std::array<std::int64_t, 4>{50000, 9216, 8, 4}, {50000, 12288, 8, 16},
