@@ -19,19 +19,8 @@
 
 namespace warpsparse::bench {
 
-// columns[b] is vector b (all of one length n); returns the n x columns.size() row-major matrix.
-template <class T>
-std::vector<T> interleave_columns(std::span<const std::vector<T>> columns) {
-  const std::size_t nb = columns.size();
-  require(nb > 0, "interleave_columns: no columns");
-  const std::size_t n = columns[0].size();
-  std::vector<T> out(n * nb);
-  for (std::size_t b = 0; b < nb; ++b) {
-    require(columns[b].size() == n, "interleave_columns: columns of different lengths");
-    for (std::size_t i = 0; i < n; ++i) out[i * nb + b] = columns[b][i];
-  }
-  return out;
-}
+// (interleave_columns and batch_column, the batch layout's helpers, are in
+// reference/models/spmv_common.hpp.)
 
 struct Check {
   double max_abs = 0, max_rel = 0, worst_ratio = 0;

@@ -245,7 +245,7 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   // rows and lost up to 9 % on 32000).
   if (low_density && rows > 0 && cols >= kXSharedLowMinCols && cols <= kXSharedDefaultMaxCols) {
     s.x_shared = true;
-    s.warps_per_block = rows > cols && cols <= kXSharedTallMaxCols ? 4 : 16;
+    s.warps_per_block = x_shared_warps_per_block(rows, cols);
     if (rows > cols || cols >= 3 * rows) s.lane_elems = macko::kElemsPerLane;
     return s;
   }
@@ -256,7 +256,7 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   // it is slower in 17 of 27 (up to 10 %, 32000x5120), so tall matrices keep x in L1. Capped at the
   // widest x measured (49152 columns, 96 KiB: two blocks per SM).
   if (delta_bits == 4 && rows > 0 && cols >= rows && cols <= kXSharedDefaultMaxCols) {
-    s.warps_per_block = 16;
+    s.warps_per_block = x_shared_warps_per_block(rows, cols);
     s.x_shared = true;
     // The persistent grid works through the rows in rounds of the rows it holds at once. When the
     // last round is less than kXSharedSplitTail full, most warps idle for a long row's time at the
@@ -291,6 +291,7 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane &&
       (cols >= kXSharedLowMinCols || density * static_cast<double>(cols) >= kXSharedMinWarpNnz)) {
     s.x_shared = true;
+    s.warps_per_block = x_shared_warps_per_block(rows, cols);
     return s;
   }
   // Wide matrices have few, long rows: the grid's last round of one-row warps runs part empty for

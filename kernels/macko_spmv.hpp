@@ -57,6 +57,11 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements 
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
 inline constexpr double kXSharedMinWarpNnz = 2048;
+// Block size of the batch-1 schedules with x in shared memory: 4 warps on tall matrices of at most
+// kXSharedTallMaxCols columns (more blocks, each a small copy of x), 16 otherwise (H100, runs 34-43).
+inline int x_shared_warps_per_block(std::int64_t rows, std::int64_t cols) {
+  return rows > cols && cols <= kXSharedTallMaxCols ? 4 : 16;
+}
 // Where cols >= rows, the default splits rows over two warps (8-warp blocks) when the persistent
 // grid's last round of rows is less than kXSharedSplitTail full (it queries the device for the
 // resident blocks) and each half row still holds kXSharedMinWarpNnz nonzeros.
@@ -101,7 +106,7 @@ macko::Schedule default_schedule_for(const Macko<T>& a, int batch = 1) {
   if (!xs.x_shared) {
     if (a.cols > kXSharedDefaultMaxCols) return s;
     xs.x_shared = true;
-    xs.warps_per_block = a.cols > kXSharedTallMaxCols ? 16 : 4;
+    xs.warps_per_block = x_shared_warps_per_block(a.rows, a.cols);
     xs.row_splits = 1;
   }
   xs.x_swizzle = true;

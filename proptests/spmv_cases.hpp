@@ -81,13 +81,10 @@ std::string macko_batch_case(const SparseRows<T>& m, const macko::Schedule& s, f
   s1.batch = 1;
   std::vector<std::vector<TX>> xs(static_cast<std::size_t>(nb));
   std::vector<std::vector<TY>> y_olds(static_cast<std::size_t>(nb));
-  std::vector<TX> x(static_cast<std::size_t>(m.cols * nb));
-  std::vector<TY> y_old(static_cast<std::size_t>(m.rows * nb)), y;
-  for (int b = 0; b < nb; ++b) {
-    draw_vectors(seed + static_cast<std::uint64_t>(b), m.cols, m.rows, beta, xs[b], y_olds[b]);
-    for (std::int64_t c = 0; c < m.cols; ++c) x[c * nb + b] = xs[b][c];
-    for (std::int64_t r = 0; r < m.rows; ++r) y_old[r * nb + b] = y_olds[b][r];
-  }
+  for (int b = 0; b < nb; ++b) draw_vectors(seed + static_cast<std::uint64_t>(b), m.cols, m.rows, beta, xs[b], y_olds[b]);
+  const std::vector<TX> x = interleave_columns<TX>(xs);
+  const std::vector<TY> y_old = interleave_columns<TY>(y_olds);
+  std::vector<TY> y;
   try {
     y = macko_spmv_model<T, TX, TY>(a, x, y_old, alpha, beta, s);
   } catch (const warp::WarpFault& f) {
@@ -96,8 +93,7 @@ std::string macko_batch_case(const SparseRows<T>& m, const macko::Schedule& s, f
   }
   for (int b = 0; b < nb; ++b) {
     const std::vector<TY> y1 = macko_spmv_model<T, TX, TY>(a, xs[b], y_olds[b], alpha, beta, s1);
-    std::vector<TY> col(static_cast<std::size_t>(m.rows));
-    for (std::int64_t r = 0; r < m.rows; ++r) col[r] = y[r * nb + b];
+    const std::vector<TY> col = batch_column<TY>(y, nb, b);
     for (std::int64_t r = 0; r < m.rows; ++r)
       if (std::memcmp(&col[r], &y1[r], sizeof(TY)) != 0) {
         const std::string what = "batch " + std::to_string(nb) + ", vector " + std::to_string(b) + ", row " +

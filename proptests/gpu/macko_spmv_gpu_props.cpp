@@ -109,13 +109,8 @@ void check_case(const Case& c) {
   // CPU properties use.
   const SparseRows<T> dec = decode_macko(a);
   for (int b = 0; b < nb; ++b) {
-    std::vector<T> xb(static_cast<std::size_t>(c.cols));
-    std::vector<TY> y0b(static_cast<std::size_t>(c.rows)), mb(static_cast<std::size_t>(c.rows));
-    for (std::int64_t k = 0; k < c.cols; ++k) xb[k] = x[k * nb + b];
-    for (std::int64_t r = 0; r < c.rows; ++r) {
-      y0b[r] = y0[r * nb + b];
-      mb[r] = model[r * nb + b];
-    }
+    const std::vector<T> xb = batch_column<T>(x, nb, b);
+    const std::vector<TY> y0b = batch_column<TY>(y0, nb, b), mb = batch_column<TY>(model, nb, b);
     const SpmvCheck chk = check_spmv<T, T, TY>(dec, xb, y0b, c.alpha, c.beta, mb, [&](std::int64_t r) {
       return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], c.delta_bits, c.sched);
     });

@@ -38,11 +38,11 @@ struct MackoParams {
   // Round each row's stored length up to a multiple of macko::align_unit (8 elements at 4-bit
   // deltas) with zero-valued elements placed at zero columns of the row (right after its last
   // element first, then in the gaps nearest its end), so that every row starts aligned and ROMA
-  // masks nothing. A
-  // row whose length is a multiple of the warp's step (32 x 8 elements: exact-nnz rows of LLM
-  // widths at d = 0.5) then takes exactly that many steps; a misaligned start adds a whole, nearly
-  // empty step (kernels/NOTES.md, runs 67-69). Costs at most align_unit - 1 elements per row; a
-  // row without enough zero columns (a dense row) keeps its length. Row-local, like the rest.
+  // masks nothing. A row whose length is a multiple of the warp's step (32 x 8 elements: exact-nnz
+  // rows of LLM widths at d = 0.5) then takes exactly that many steps; a misaligned start adds a
+  // whole, nearly empty step (kernels/NOTES.md, runs 67-69). Costs at most align_unit - 1 elements
+  // per row; a row without enough zero columns (a dense row) keeps its length. Row-local, like the
+  // rest.
   bool align_rows = false;
 };
 

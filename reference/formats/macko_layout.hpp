@@ -131,9 +131,8 @@ struct Schedule {
   // gpu::default_schedule picks it with 16 warps per block where cols >= rows (faster there in 46
   // of 54 measured cases, kernels/NOTES.md, runs 34-36), and with 4 warps per block on tall
   // matrices of <= 9216 columns and >= 2048 nonzeros per row (run 41) or >= 7168 columns (run 76);
-  // where cols >= rows and the
-  // grid's last round of rows is short, with rows split over two warps (run 45); at d <= 0.15 on
-  // every matrix of >= 7168 columns (run 72d).
+  // where cols >= rows and the grid's last round of rows is short, with rows split over two warps
+  // (run 45); at d <= 0.15 on every matrix of >= 7168 columns (run 72d).
   bool x_shared = false;
   // Vectors multiplied at once (1, 2, 4 or 8): Y = alpha A X + beta Y with X of cols x batch and Y
   // of rows x batch, both row-major, so the batch values of one column of X are one vector load

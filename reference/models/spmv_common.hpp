@@ -5,13 +5,41 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "reference/common/error.hpp"
 #include "reference/values/value_types.hpp"
 #include "reference/warp/memory.hpp"
 #include "reference/warp/shuffle.hpp"
 
 namespace warpsparse {
+
+// A batch of nb vectors of length n is stored row-major as n x nb (element (i, b) at i * nb + b),
+// the layout of macko::Schedule::batch; batch 1 is the plain vector.
+// columns[b] is vector b (all of one length n); returns the n x columns.size() row-major matrix.
+template <class T>
+std::vector<T> interleave_columns(std::span<const std::vector<T>> columns) {
+  const std::size_t nb = columns.size();
+  require(nb > 0, "interleave_columns: no columns");
+  const std::size_t n = columns[0].size();
+  std::vector<T> out(n * nb);
+  for (std::size_t b = 0; b < nb; ++b) {
+    require(columns[b].size() == n, "interleave_columns: columns of different lengths");
+    for (std::size_t i = 0; i < n; ++i) out[i * nb + b] = columns[b][i];
+  }
+  return out;
+}
+// Its inverse for one vector: column b of the n x nb row-major matrix m.
+template <class T>
+std::vector<T> batch_column(std::span<const T> m, int nb, int b) {
+  require(nb > 0 && b >= 0 && b < nb && m.size() % static_cast<std::size_t>(nb) == 0,
+          "batch_column: vector " + std::to_string(b) + " of a batch of " + std::to_string(nb) + " in " +
+              std::to_string(m.size()) + " elements");
+  std::vector<T> out(m.size() / static_cast<std::size_t>(nb));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = m[i * static_cast<std::size_t>(nb) + static_cast<std::size_t>(b)];
+  return out;
+}
 
 // Bytes the emulated warps asked for and the sectors they touched, per array.
 struct SpmvTraffic {

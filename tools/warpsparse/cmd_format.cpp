@@ -96,10 +96,8 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
     res.model_seconds += seconds_since(t0);
     ++res.schedules;
     for (int b = 0; b < batch; ++b) {
-      std::vector<TX> xb(static_cast<std::size_t>(a.cols));
-      std::vector<float> yb(static_cast<std::size_t>(a.rows));
-      for (std::int64_t k = 0; k < a.cols; ++k) xb[k] = x[k * batch + b];
-      for (std::int64_t r = 0; r < a.rows; ++r) yb[r] = y[r * batch + b];
+      const std::vector<TX> xb = batch_column<TX>(x, batch, b);
+      const std::vector<float> yb = batch_column<float>(y, batch, b);
       const SpmvCheck c = check_spmv<T, TX, float>(decoded, xb, y_old, 1.0f, 0.0f, yb, [&](std::int64_t r) {
         return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
       });
