@@ -30,7 +30,7 @@ template <class H> using device_t = typename DeviceType<H>::type;
 bool same_compiled(const macko::Schedule& a, const macko::Schedule& b) {
   return a.delta_bits == b.delta_bits && a.lane_accumulators == b.lane_accumulators &&
          a.unroll_blocks == b.unroll_blocks && a.prefetch == b.prefetch && a.lane_elems == b.lane_elems &&
-         a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch &&
+         a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch && a.row_lanes == b.row_lanes &&
          (a.batch > 1 || a.x_swizzle == b.x_swizzle);  // batches always swizzle x in shared memory
 }
 std::string compiled_name(const macko::Schedule& s) {
@@ -38,17 +38,19 @@ std::string compiled_name(const macko::Schedule& s) {
          "/unroll=" + std::to_string(s.unroll_blocks) + (s.prefetch ? "/prefetch" : "") +
          "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
          (s.x_shared ? "/x_shared" : "") + (s.x_swizzle ? "/x_swizzle" : "") +
-         (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "");
+         (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "") +
+         (s.row_lanes != macko::kWarpLanes ? "/row_lanes=" + std::to_string(s.row_lanes) : "");
 }
 
 template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false,
-          int NB = 1, bool SWZ = false>
+          int NB = 1, bool SWZ = false, int RL = macko::kWarpLanes>
 struct Variant {
-  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kBatch = NB;
+  static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kBatch = NB,
+                       kRowLanes = RL;
   static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ;
   // The kernel's own compile-time schedule (its launch parameters are placeholders).
   static constexpr macko::Schedule schedule() {
-    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ>::kSched;
+    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ, RL>::kSched;
   }
   static bool matches(const macko::Schedule& s) { return same_compiled(s, schedule()); }
   static std::string name() { return compiled_name(schedule()); }
@@ -60,8 +62,10 @@ struct Variant {
 // shared memory with 2 splits (8 warps per block) serves the x_shared matrices whose last round of
 // rows is short (default_schedule; runs 44-45). The same three x_shared kernels are built with x
 // swizzled (Schedule::x_swizzle, for N:M-pruned matrices; runs 59-60).
-// Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x through L1 (8, 4 and 2
-// elements per lane; split rows) and in shared memory (kernels/NOTES.md, "Batched MACKO").
+// Two rows per warp (Schedule::row_lanes = 16; 8 or 4 elements per lane, x through L1 or in shared
+// memory) for short rows. Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x
+// through L1 (8, 4 and 2 elements per lane; split rows) and in shared memory (kernels/NOTES.md,
+// "Batched MACKO").
 template <int NB>
 using BatchVariants =
     std::tuple<Variant<4, 1, 2, true, 8, 1, false, NB>, Variant<4, 1, 2, true, 4, 1, false, NB>,
@@ -74,7 +78,9 @@ using Compiled = decltype(std::tuple_cat(
                Variant<1, 1, 2, true>, Variant<2, 1, 2, true>, Variant<8, 1, 2, true>, Variant<4, 1, 2, true, 8, 2>,
                Variant<4, 1, 2, true, 8, 1, true>, Variant<4, 1, 2, true, 4, 1, true>,
                Variant<4, 1, 2, true, 8, 2, true>, Variant<4, 1, 2, true, 8, 1, true, 1, true>,
-               Variant<4, 1, 2, true, 4, 1, true, 1, true>, Variant<4, 1, 2, true, 8, 2, true, 1, true>>{},
+               Variant<4, 1, 2, true, 4, 1, true, 1, true>, Variant<4, 1, 2, true, 8, 2, true, 1, true>,
+               Variant<4, 1, 2, true, 8, 1, false, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, false, 1, false, 16>,
+               Variant<4, 1, 2, true, 8, 1, true, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, true, 1, false, 16>>{},
     BatchVariants<2>{}, BatchVariants<4>{}, BatchVariants<8>{}));
 
 // Bytes of shared memory x takes (16-byte words: the block copies it with 16-byte cp.async).
@@ -109,16 +115,17 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
                     std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
                     int wpb, int blocks_per_sm, cudaStream_t st) {
   using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                      V::kXShared, V::kBatch, V::kXSwizzle>;
+                                      V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                    V::kXShared, V::kBatch, V::kXSwizzle>;
+                                    V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   auto kernel = [&] {
     if constexpr (V::kXShared)
       return wide ? detail::macko_spmv_xs_kernel<Wide, TD, TYD> : detail::macko_spmv_xs_kernel<Narrow, TD, TYD>;
     else
       return wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
   }();
-  const int rows_per_block = wpb / V::kSplits;  // Schedule::valid: the split count divides wpb
+  // Schedule::valid: the split count divides wpb; a warp holds 32 / row_lanes rows.
+  const int rows_per_block = wpb / V::kSplits * (macko::kWarpLanes / V::kRowLanes);
   const int threads = 32 * wpb;
   std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
   std::size_t smem = 0;

@@ -73,17 +73,19 @@ template <> struct ValueVec<2> {
   static __device__ __forceinline__ type load(const void* p) { return ld_stream4(p); }
 };
 
-// Exclusive prefix sum over the warp: the 5-step shfl_up ladder (paper Algorithm 1). The
-// shuffle's own predicate (source lane in range) guards the add, so no lane compare is needed.
+// Exclusive prefix sum over segments of L lanes: the shfl_up ladder of paper Algorithm 1 (5 steps
+// for a warp, 4 for a 16-lane half). The shuffle's own predicate (source lane inside the segment)
+// guards the add, so no lane compare is needed; its c operand ((32 - L) << 8) sets the segment.
+template <int L = 32>
 __device__ __forceinline__ int warp_exclusive_scan(int v) {
   int acc = v;
 #pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
+  for (int off = 1; off < L; off <<= 1) {
     asm("{\n\t.reg .s32 r;\n\t.reg .pred p;\n\t"
-        "shfl.sync.up.b32 r|p, %0, %1, 0, 0xffffffff;\n\t"
+        "shfl.sync.up.b32 r|p, %0, %1, %2, 0xffffffff;\n\t"
         "@p add.s32 %0, %0, r;\n\t}"
         : "+r"(acc)
-        : "r"(off));
+        : "r"(off), "n"((32 - L) << 8));
   }
   return acc - v;
 }
@@ -208,7 +210,7 @@ __device__ __forceinline__ void fma_x(float (&acc)[NB][A], int a, const T& v, co
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false>
+          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -220,6 +222,7 @@ struct KernelConfig {
   static constexpr bool kXShared = XSHARED;
   static constexpr int kBatch = NB;
   static constexpr bool kXSwizzle = XSWIZZLE;
+  static constexpr int kRowLanes = RL;  // lanes per row (Schedule::row_lanes)
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -231,6 +234,7 @@ struct KernelConfig {
     s.x_shared = XSHARED;
     s.batch = NB;
     s.x_swizzle = XSWIZZLE;
+    s.row_lanes = RL;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -257,6 +261,7 @@ struct Group {
 };
 
 // Issues every load of the group starting at element blk0 (lanes past the row end load nothing).
+// lane: the lane's index among its row's Cfg::kRowLanes.
 template <class Cfg, class T>
 __device__ __forceinline__ void load_group(Group<Cfg>& g, typename Cfg::Idx blk0, typename Cfg::Idx end, int lane,
                                            const T* __restrict__ values,
@@ -290,15 +295,18 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, typename Cfg::Idx blk0
   }
 }
 
-// Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs.
+// Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs. lane: the
+// lane's index among its row's L = Cfg::kRowLanes; walk_end: where the warp stops stepping (the row's
+// end, or with two rows per warp the longer row's end in this row's offsets).
 template <class Cfg, class T, class XSrc>
 __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg::Idx blk0, typename Cfg::Idx begin,
-                                              typename Cfg::Idx end, int lane, int& base,
+                                              typename Cfg::Idx end, typename Cfg::Idx walk_end, int lane, int& base,
                                               float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x) {
   constexpr int DB = Cfg::kDeltaBits;
   using Idx = typename Cfg::Idx;
   constexpr int S = Cfg::kSteps;
   constexpr int E = Cfg::kLaneElems;
+  constexpr int L = Cfg::kRowLanes;
   using DeltaWord = typename Cfg::DeltaWord;
   const auto& dw = g.dw;
   const auto& vv = g.vv;
@@ -308,17 +316,19 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
 #pragma unroll
     for (int s = 0; s < S; ++s) {
       const Idx step = blk + Idx{Cfg::kStep} * s;
-      if (step >= end) return;  // warp-uniform
+      if (step >= walk_end) return;  // warp-uniform
       DeltaWord mine = dw[u];
       if constexpr (S > 1) {
-        mine = __shfl_sync(0xffffffffu, dw[u], s * (32 / S) + lane / S);
+        mine = __shfl_sync(0xffffffffu, dw[u], s * (L / S) + lane / S, L);
         mine >>= (lane % S) * E * DB;
       }
       // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
       const int rel = static_cast<int>(step - begin) + E * lane;
       const T* v = reinterpret_cast<const T*>(&vv[u][s]);
       int local, excl, col;
-      if (step >= begin && step + Cfg::kStep <= end) {
+      bool interior = step >= begin && step + Cfg::kStep <= end;
+      if constexpr (L < 32) interior = __all_sync(0xffffffffu, interior);  // both rows' steps
+      if (interior) {
         // Interior step (warp-uniform): every element belongs to the row, no masks.
         if constexpr (DB == 4) {
           // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
@@ -329,7 +339,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
           const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
           const std::uint32_t even = odd - hi;                // byte k: increments of elements 0..2k
           local = static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu);
-          excl = warp_exclusive_scan(local);
+          excl = warp_exclusive_scan<L>(local);
           col = base + excl;
           // col >= -1 and every offset below is >= 1, so each read is inside x.
           const auto xb = x.cursor(col);
@@ -342,7 +352,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
         } else {
           static_assert(E == macko::kElemsPerLane, "fewer elements per lane: 4-bit deltas only");
           local = delta_sum<DB>(mine) + macko::kElemsPerLane;
-          excl = warp_exclusive_scan(local);
+          excl = warp_exclusive_scan<L>(local);
           col = base + excl;
 #pragma unroll
           for (int i = 0; i < macko::kElemsPerLane; ++i) {
@@ -361,7 +371,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
           inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
           local += inc[i];
         }
-        excl = warp_exclusive_scan(local);
+        excl = warp_exclusive_scan<L>(local);
         col = base + excl;
 #pragma unroll
         for (int i = 0; i < E; ++i) {
@@ -371,9 +381,9 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
           }
         }
       }
-      // The step's total, broadcast from lane 31, moves base on: only an add waits for the
-      // previous step's base, not the shuffle (run 13: no measurable change in speed).
-      base += __shfl_sync(0xffffffffu, excl + local, 31);
+      // The step's total, broadcast from the row's last lane, moves base on: only an add waits for
+      // the previous step's base, not the shuffle (run 13: no measurable change in speed).
+      base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
     }
   }
 }
@@ -386,7 +396,9 @@ __device__ __forceinline__ void row_group_bar(int id, int threads) {
 // Cfg::kSplits warps per row (Schedule::row_splits), rows strided by the number of row groups in the
 // grid (the host may launch fewer than rows). Warp j of a group walks the row's elements
 // [split_start(j), split_start(j + 1)) from the column in split_bases, reduces its lanes, and the
-// group's first warp adds the parts in order. T: __half or __nv_bfloat16 (values and x); TY: output.
+// group's first warp adds the parts in order. With Cfg::kRowLanes = 16 a warp's halves take rows 2u
+// and 2u + 1 of its unit u and step together until the longer one ends. T: __half or __nv_bfloat16
+// (values and x); TY: output.
 template <class Cfg, class T, class TY, class XSrc>
 __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                           const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
@@ -396,21 +408,27 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   // A compile-time split count keeps the one-warp-per-row kernels as they were (the runtime
   // version cost 9-16 more registers per thread in every variant).
   constexpr int splits = Cfg::kSplits;
-  const int lane = threadIdx.x & 31;
+  constexpr int L = Cfg::kRowLanes;
+  constexpr int kRowsPerWarp = 32 / L;
+  static_assert(L == 32 || (splits == 1 && Cfg::kBatch == 1), "Schedule::valid: 16 lanes per row, one part, one vector");
+  const int lane = threadIdx.x & (L - 1);   // the lane's index among its row's L lanes
+  const int half = static_cast<int>(threadIdx.x & 31) / L;  // which of the warp's rows (0 with L = 32)
   const int warp = static_cast<int>(threadIdx.x >> 5);
   const int groups = static_cast<int>(blockDim.x >> 5) / splits;  // rows per block at a time
   const int sp = warp % splits;                                    // this warp's part of the row
   const std::int64_t stride = std::int64_t(gridDim.x) * groups;
   bool x_ready = false;  // x.ready() is called once per warp: before its first arithmetic, or at the end
-  for (std::int64_t row = std::int64_t(blockIdx.x) * groups + warp / splits; row < rows;
-       row += stride) {  // uniform over the row's warps: no row pointer is read past rows
+  for (std::int64_t unit = std::int64_t(blockIdx.x) * groups + warp / splits; unit * kRowsPerWarp < rows;
+       unit += stride) {  // uniform over the row's warps: no row pointer is read past rows
+    const std::int64_t row = unit * kRowsPerWarp + half;
+    const bool has_row = kRowsPerWarp == 1 || row < rows;  // a last odd row leaves the second half idle
     // Row bounds: lanes 0 and 1 load row_ptr[row] and row_ptr[row + 1], shuffles broadcast them.
     using Idx = typename Cfg::Idx;
     using Ptr = std::conditional_t<Cfg::kWide, std::uint64_t, std::uint32_t>;
     Ptr p = 0;
-    if (lane < 2) p = static_cast<const Ptr*>(row_ptr)[row + lane];
-    const Idx begin = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 0));
-    const Idx end = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 1));
+    if (lane < 2 && has_row) p = static_cast<const Ptr*>(row_ptr)[row + lane];
+    const Idx begin = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 0, L));
+    const Idx end = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 1, L));
     // This warp's elements: steps from start, owned elements [lo, stop).
     // (With one warp per row these are the ROMA start (macko::RowAligner::aligned_begin; the unit
     // is a power of two), the row start and the row end, spelled out so that the kernel stays the
@@ -422,6 +440,14 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       start = static_cast<Idx>(ra.split_start(sp, splits));
       stop = static_cast<Idx>(ra.split_start(sp + 1, splits));
       lo = start > begin ? start : begin;
+    }
+    // Where the warp stops stepping, in this row's offsets: with two rows per warp, the longer row's
+    // length from its start, so both halves run the same steps (warp-uniform loops and shuffles).
+    Idx walk_end = stop;
+    if constexpr (kRowsPerWarp > 1) {
+      const Idx span = stop - start;
+      const Idx other = __shfl_xor_sync(0xffffffffu, span, 16);
+      walk_end = start + (other > span ? other : span);
     }
 
     constexpr int NB = Cfg::kBatch;
@@ -440,14 +466,14 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
     if constexpr (Cfg::kPrefetch) {
       // Software pipeline: the next group's loads are in flight while this group computes.
       Group<Cfg> cur, nxt;
-      if (start < stop) load_group<Cfg>(cur, start, stop, lane, values, deltas);
+      if (start < walk_end) load_group<Cfg>(cur, start, stop, lane, values, deltas);
       if (!x_ready) {
         x.ready();
         x_ready = true;
       }
-      for (Idx g0 = start; g0 < stop; g0 += Cfg::kGroup) {
-        if (g0 + Cfg::kGroup < stop) load_group<Cfg>(nxt, g0 + Cfg::kGroup, stop, lane, values, deltas);
-        compute_group<Cfg, T>(cur, g0, lo, stop, lane, base, acc, x);
+      for (Idx g0 = start; g0 < walk_end; g0 += Cfg::kGroup) {
+        if (g0 + Cfg::kGroup < walk_end) load_group<Cfg>(nxt, g0 + Cfg::kGroup, stop, lane, values, deltas);
+        compute_group<Cfg, T>(cur, g0, lo, stop, walk_end, lane, base, acc, x);
         cur = nxt;
       }
     } else {
@@ -455,14 +481,15 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
         x.ready();
         x_ready = true;
       }
-      for (Idx g0 = start; g0 < stop; g0 += Cfg::kGroup) {
+      for (Idx g0 = start; g0 < walk_end; g0 += Cfg::kGroup) {
         Group<Cfg> cur;
         load_group<Cfg>(cur, g0, stop, lane, values, deltas);  // all loads before any arithmetic
-        compute_group<Cfg, T>(cur, g0, lo, stop, lane, base, acc, x);
+        compute_group<Cfg, T>(cur, g0, lo, stop, walk_end, lane, base, acc, x);
       }
     }
 
-    // Per vector: the accumulators in order, then the butterfly (every lane ends with the sum).
+    // Per vector: the accumulators in order, then the butterfly over the row's lanes (every lane
+    // ends with the sum).
     float sum[NB];
 #pragma unroll
     for (int b = 0; b < NB; ++b) {
@@ -470,7 +497,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
 #pragma unroll
       for (int k = 1; k < Cfg::kAcc; ++k) sum[b] = __fadd_rn(sum[b], acc[b][k]);
 #pragma unroll
-      for (int off = 16; off >= 1; off >>= 1) sum[b] = __fadd_rn(sum[b], __shfl_xor_sync(0xffffffffu, sum[b], off));
+      for (int off = L / 2; off >= 1; off >>= 1) sum[b] = __fadd_rn(sum[b], __shfl_xor_sync(0xffffffffu, sum[b], off, L));
     }
     if constexpr (splits > 1) {
       __shared__ float parts[32 * NB];  // one reduced part per warp of the block and vector
@@ -487,7 +514,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       row_group_bar(1 + warp / splits, 32 * splits);  // parts are rewritten for the next row
     }
     if constexpr (NB == 1) {
-      if (sp == 0 && lane == 0) {
+      if (sp == 0 && lane == 0 && has_row) {
         float out = __fmul_rn(alpha, sum[0]);
         if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
         y[row] = from_f32<TY>(out);

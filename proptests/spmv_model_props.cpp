@@ -56,6 +56,7 @@ void macko_batch_property(std::initializer_list<int> batches) {
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
   macko::Schedule s = *gen_schedule().as("schedule");
   s.batch = *rc::gen::elementOf(std::vector<int>(batches)).as("batch");
+  s.row_lanes = macko::kWarpLanes;  // batches run a warp per row (Schedule::valid)
   const Epilogue ep = gen_epilogue();
   MackoParams p;
   p.force_wide_row_pointers = *rc::gen::arbitrary<bool>().as("force_wide_row_pointers");
@@ -89,6 +90,35 @@ TEST_CASE("batched MACKO warp model: each vector has the bits of a batch-1 produ
   ws_prop("bf16 values, fp32 out", 200, [] { macko_batch_property<bfloat16, float>({2, 4, 8}); });
   ws_prop("fp32 values, fp32 out", 100, [] { macko_batch_property<float, float>({2, 4}); });
   ws_prop("int8 values, bf16 out", 100, [] { macko_batch_property<std::int8_t, bfloat16>({2, 4, 8}); });
+}
+
+TEST_CASE("MACKO model with 16 lanes per row: 128-element steps on lanes 0-15, the same sum") {
+  const Macko<half> a = encode_macko(dense_row(256));
+  std::vector<half> x(256);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = half(float(i % 5) * 0.5f);
+  const std::vector<float> y_old;
+  macko::Schedule s;
+  SpmvTraffic t32, t16;
+  const auto y32 = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s, &t32);
+  s.row_lanes = 16;
+  REQUIRE(s.elems_per_step() == 128);
+  const auto y16 = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s, &t16);
+  CHECK(y16[0] == y32[0]);                         // small integers: exact in any order
+  CHECK(t32.values.instructions == 1);
+  CHECK(t16.values.instructions == 2);             // two steps of 16 lanes x 8 elements
+  CHECK(t16.values.bytes_requested == t32.values.bytes_requested);
+  CHECK(t16.x.instructions == 2 * t32.x.instructions);
+  CHECK(t16.x.bytes_requested == t32.x.bytes_requested);  // 16 lanes per gather instead of 32
+  // Two rows per warp: one part, one vector.
+  s.row_splits = 2;
+  s.warps_per_block = 8;
+  CHECK_FALSE(s.valid());
+  s.row_splits = 1;
+  s.batch = 2;
+  CHECK_FALSE(s.valid());
+  s.batch = 1;
+  s.row_lanes = 8;
+  CHECK_FALSE(s.valid());
 }
 
 TEST_CASE("batched MACKO model loads: one gather per element slot, each a batch-wide vector") {

@@ -102,7 +102,7 @@ void check_case(const Case& c) {
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
               ", lane elements " + std::to_string(c.sched.lane_elems) + ", row splits " +
               std::to_string(c.sched.row_splits) + ", x_shared " + std::to_string(c.sched.x_shared) + ", x_swizzle " +
-              std::to_string(c.sched.x_swizzle) + ")");
+              std::to_string(c.sched.x_swizzle) + ", row lanes " + std::to_string(c.sched.row_lanes) + ")");
     }
   }
   // Model vs oracle within the derived bound, every vector: the rule `warpsparse verify` and the
@@ -118,8 +118,11 @@ void check_case(const Case& c) {
   }
 }
 
-rc::Gen<Case> gen_case(bool big, bool batched = false) {
-  return rc::gen::exec([big, batched] {
+// kind: the batch-1 schedules, the batched ones, or batch 1 with two rows per warp only.
+enum class Kind { one, batched, two_rows };
+rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
+  const bool batched = kind == Kind::batched;
+  return rc::gen::exec([big, batched, kind] {
     Case c;
     c.rows = *rc::gen::inRange<std::int64_t>(0, big ? 300 : 70).as("rows");
     c.cols = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(1, 600), rc::gen::element<std::int64_t>(1, 7, 8, 9, 4096, 70000))
@@ -133,7 +136,7 @@ rc::Gen<Case> gen_case(bool big, bool batched = false) {
       c.spec.param = -1;
     }
     c.seed = *rc::gen::arbitrary<std::uint64_t>().as("seed");
-    c.delta_bits = batched ? 4 : *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
+    c.delta_bits = batched || kind == Kind::two_rows ? 4 : *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
     c.sched = gpu::default_schedule(c.delta_bits);
     if (batched) {
       // The compiled batch variants (kernels/macko_spmv.cu, BatchVariants): lane elements, row
@@ -148,6 +151,12 @@ rc::Gen<Case> gen_case(bool big, bool batched = false) {
       c.sched.x_shared = std::get<2>(v);
       // x in shared memory holds cols x batch values: keep it within a block's shared memory.
       if (c.sched.x_shared) c.cols = std::min<std::int64_t>(c.cols, 90000 / c.sched.batch);
+    } else if (kind == Kind::two_rows) {
+      // The compiled two-rows-per-warp variants: the default loads, 8 or 4 elements per lane, x
+      // through L1 or in shared memory.
+      c.sched.row_lanes = 16;
+      c.sched.lane_elems = *rc::gen::element(8, 4).as("lane elements");
+      c.sched.x_shared = *rc::gen::arbitrary<bool>().as("x_shared");
     } else if (c.delta_bits == 4) {
       // The compiled 4-bit variants (kernels/macko_spmv.cu).
       const auto v =
@@ -188,11 +197,18 @@ TEST_CASE("MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {
   rc::prop("bf16 -> fp32", [] { check_case<bfloat16, float>(*gen_case(true)); });
 }
 
+// Schedule::row_lanes = 16: two rows per warp, each half stepping until the longer row ends.
+TEST_CASE("MACKO kernel with two rows per warp equals its warp model bit for bit", "[gpu][macko]") {
+  rc::prop("fp16 -> fp16, 16 lanes per row", [] { check_case<half, half>(*gen_case(false, Kind::two_rows)); });
+  rc::prop("fp16 -> fp32, 16 lanes per row", [] { check_case<half, float>(*gen_case(true, Kind::two_rows)); });
+  rc::prop("bf16 -> bf16, 16 lanes per row", [] { check_case<bfloat16, bfloat16>(*gen_case(true, Kind::two_rows)); });
+}
+
 TEST_CASE("batched MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {
-  rc::prop("fp16 -> fp16, batch 2/4/8", [] { check_case<half, half>(*gen_case(false, true)); });
-  rc::prop("fp16 -> fp32, batch 2/4/8", [] { check_case<half, float>(*gen_case(false, true)); });
-  rc::prop("bf16 -> bf16, batch 2/4/8", [] { check_case<bfloat16, bfloat16>(*gen_case(true, true)); });
-  rc::prop("bf16 -> fp32, batch 2/4/8", [] { check_case<bfloat16, float>(*gen_case(false, true)); });
+  rc::prop("fp16 -> fp16, batch 2/4/8", [] { check_case<half, half>(*gen_case(false, Kind::batched)); });
+  rc::prop("fp16 -> fp32, batch 2/4/8", [] { check_case<half, float>(*gen_case(false, Kind::batched)); });
+  rc::prop("bf16 -> bf16, batch 2/4/8", [] { check_case<bfloat16, bfloat16>(*gen_case(true, Kind::batched)); });
+  rc::prop("bf16 -> fp32, batch 2/4/8", [] { check_case<bfloat16, float>(*gen_case(false, Kind::batched)); });
 }
 
 TEST_CASE("batched MACKO kernel: fixed edge cases and the default schedule", "[gpu][macko]") {

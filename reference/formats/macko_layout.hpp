@@ -149,8 +149,18 @@ struct Schedule {
   // (macko::x_swizzle_pays counts the bank wavefronts a sample of rows' gathers take). Only where x
   // is read from changes, so the warp model ignores it. Needs x_shared; batches ignore it.
   bool x_swizzle = false;
+  // Lanes that walk one row: 32 (a warp per row, the paper's kernel) or 16 (two rows per warp, one
+  // per half). A half is a 16-lane warp of its own: every shuffle (scan, step total, delta
+  // redistribution, reduction) stays inside it, so a row's bits do not depend on its neighbour; the
+  // two halves step together until the longer row ends, the shorter one masked. Short rows then pay
+  // the per-row start (row bounds, first loads) and the last, part-filled step once per two rows.
+  // With one vector, one warp-wide part (row_splits = 1). Measured on the H100 (kernels/NOTES.md,
+  // runs 80-82): with x in shared memory and 8 elements per lane, 2-14 % faster on tall matrices
+  // whose rows hold <= ~700 nonzeros; slower on longer rows and on square and wide matrices.
+  int row_lanes = kWarpLanes;
 
-  WS_HD constexpr int elems_per_step() const { return kWarpLanes * lane_elems; }
+  WS_HD constexpr int elems_per_step() const { return row_lanes * lane_elems; }
+  WS_HD constexpr int rows_per_warp() const { return kWarpLanes / row_lanes; }
   // Steps served by one delta load per lane, and the elements of that block.
   WS_HD constexpr int steps_per_block() const { return lane_elems == kElemsPerLane ? steps_per_delta_load(delta_bits) : 1; }
   WS_HD constexpr int elems_per_block() const { return elems_per_step() * steps_per_block(); }
@@ -171,7 +181,8 @@ struct Schedule {
            (batch == 1 || batch == 2 || batch == 4 || batch == 8) && (!x_swizzle || x_shared) &&
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
-           (row_splits == 1 || warps_per_block / row_splits <= 15);
+           (row_splits == 1 || warps_per_block / row_splits <= 15) &&
+           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1));
   }
 };
 

@@ -15,6 +15,10 @@
 // table (warp 0 starts at -1); each reduces its lanes as in 6, and the parts are added in order
 // (part 0 + part 1, then + part 2, ...) before the epilogue. The model walks the parts one after
 // the other and checks every table entry it uses against its own running column.
+// With Schedule::row_lanes = 16 each half of a warp runs its own row with 16-lane steps; every
+// shuffle is segmented to 16 lanes (scan, step total, delta redistribution, a 4-level butterfly),
+// so no value crosses halves, and the steps the shorter row's half walks past its end are fully
+// masked. The model therefore walks each row on lanes 0-15 of the emulated warp, lanes 16-31 idle.
 // Schedule::prefetch and Schedule::x_shared change only when the loads are issued and where x is
 // read from (L1 or a shared-memory copy), not the values nor the arithmetic: the model ignores them.
 // With Schedule::batch = B > 1, x is cols x B and y rows x B (row-major): each gather of step 5 is
@@ -52,6 +56,8 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
   const int S = sched.steps_per_block();
   const int A = sched.lane_accumulators;
   const int E = sched.lane_elems;               // elements per lane per step
+  const int L = sched.row_lanes;                // lanes of one row: 32, or 16 (lanes 16-31 idle)
+  const std::uint32_t row_mask = L == kWarpSize ? kFullMask : (1u << L) - 1;
   const std::int64_t kStep = sched.elems_per_step();
   // A lane's E values are one vector load of at most 16 bytes (two for 32-bit values).
   const int vec_elems = std::min<int>(int(16 / sizeof(T)), E);
@@ -127,7 +133,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
       for (std::int64_t blk = start; blk < stop; blk += sched.elems_per_block()) {
         // 3. delta load for the block: delta_load_bytes() (1, 2, 4 or 8) per lane.
         const std::int64_t welems = sched.delta_load_elems();
-        const std::uint32_t dactive = ballot_sync(kFullMask, per_lane([&](int l) { return blk + welems * l < stop; }));
+        const std::uint32_t dactive = ballot_sync(row_mask, per_lane([&](int l) { return blk + welems * l < stop; }));
         const Lanes<std::int64_t> didx = per_lane([&](int l) { return macko::delta_byte_index(blk + welems * l, db); });
         Lanes<std::uint64_t> dword{};
         auto load_deltas = [&](auto bytes_c) {
@@ -153,12 +159,12 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
           // Deltas of this step's E elements, as one field-per-element list per lane.
           Lanes<std::uint64_t> mine = dword;
           if (S > 1) {
-            const Lanes<int> src = per_lane([&](int l) { return s * (kWarpSize / S) + l / S; });
-            mine = shfl_sync(kFullMask, dword, src);
+            const Lanes<int> src = per_lane([&](int l) { return s * (L / S) + l / S; });
+            mine = shfl_sync(row_mask, dword, src, L);
             for (int l = 0; l < kWarpSize; ++l) mine[l] >>= (l % S) * E * db;
           }
           // 4. values.
-          const std::uint32_t vactive = ballot_sync(kFullMask, per_lane([&](int l) { return step + E * l < stop; }));
+          const std::uint32_t vactive = ballot_sync(row_mask, per_lane([&](int l) { return step + E * l < stop; }));
           Lanes<std::array<T, 8>> vals{};
           auto load_values = [&](auto elems_c) {
             constexpr int kV = decltype(elems_c)::value;
@@ -178,7 +184,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
           }
           Lanes<std::array<int, 8>> inc{};
           Lanes<int> local{};
-          for (int l = 0; l < kWarpSize; ++l) {
+          for (int l = 0; l < L; ++l) {
             int sum = 0;
             for (int i = 0; i < E; ++i) {
               const std::int64_t e = step + std::int64_t{E} * l + i;
@@ -188,7 +194,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
             }
             local[l] = sum;
           }
-          const Lanes<int> excl = exclusive_scan_shfl_up(kFullMask, local);
+          const Lanes<int> excl = exclusive_scan_shfl_up(row_mask, local, L);
           // 5. columns, gathers and FMAs, element by element (one gather instruction each).
           Lanes<std::int64_t> col = per_lane([&](int l) { return base + excl[l]; });
           for (int i = 0; i < E; ++i) {
@@ -206,10 +212,10 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
                 for (int b = 0; b < nb; ++b)
                   acc[l][b][i % A] = std::fma(to_float(vals[l][i]), to_float(xv[l][b]), acc[l][b][i % A]);
           }
-          // The step's total (lane 31's inclusive sum, without base) is broadcast and added to
+          // The step's total (lane L-1's inclusive sum, without base) is broadcast and added to
           // base: the shuffle does not wait for the previous step's base.
           const Lanes<int> incl = per_lane([&](int l) { return excl[l] + local[l]; });
-          base += shfl_sync(kFullMask, incl, 31)[0];
+          base += shfl_sync(row_mask, incl, L - 1, L)[0];
         }
       }
       if (start < stop) carry = base;
@@ -221,7 +227,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
           for (int k = 1; k < A; ++k) s = s + acc[l][b][k];
           lane_sum[l] = s;
         }
-        const float sum = spmv_detail::warp_reduce_sum(lane_sum);
+        const float sum = spmv_detail::warp_reduce_sum(lane_sum, L);
         row_sum[b] = sp == 0 ? sum : row_sum[b] + sum;
       }
     }
@@ -238,14 +244,14 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
 }
 
 // Longest fp32 accumulation chain of one row under a schedule, for SpmvBound: elements per
-// accumulator per lane, plus the accumulator sum and the 5 butterfly levels.
+// accumulator per lane, plus the accumulator sum and the butterfly levels (5, or 4 for 16 lanes).
 inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits, const macko::Schedule& s) {
   const std::int64_t unit = macko::align_unit(delta_bits);
   const std::int64_t step = s.elems_per_step();
   const std::int64_t steps = (row_elements + unit - 1 + step - 1) / step + 1;
   const std::int64_t per_acc = steps * ((s.lane_elems + s.lane_accumulators - 1) / s.lane_accumulators);
   // Parts of a split row are shorter; their sum adds row_splits - 1 roundings.
-  return per_acc + (s.lane_accumulators - 1) + 5 + (s.row_splits - 1);
+  return per_acc + (s.lane_accumulators - 1) + (s.row_lanes == 16 ? 4 : 5) + (s.row_splits - 1);
 }
 
 }  // namespace warpsparse

@@ -57,10 +57,11 @@ struct SpmvTraffic {
 
 namespace spmv_detail {
 
-// Butterfly reduction (shfl_xor 16, 8, 4, 2, 1): every lane ends with the same fp32 sum.
-inline float warp_reduce_sum(warp::Lanes<float> v) {
-  for (int off = 16; off >= 1; off >>= 1) {
-    const auto o = warp::shfl_xor_sync(warp::kFullMask, v, off);
+// Butterfly reduction within segments of `width` lanes (shfl_xor width/2, ..., 2, 1): every lane of
+// a segment ends with the same fp32 sum; segment 0's is returned.
+inline float warp_reduce_sum(warp::Lanes<float> v, int width = warp::kWarpSize) {
+  for (int off = width / 2; off >= 1; off >>= 1) {
+    const auto o = warp::shfl_xor_sync(warp::kFullMask, v, off, width);
     for (int l = 0; l < warp::kWarpSize; ++l) v[l] = v[l] + o[l];
   }
   return v[0];
