@@ -234,6 +234,25 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   s.lane_accumulators = 1;
   s.prefetch = true;  // measured best on the H200 for 4-bit deltas (kernels/NOTES.md)
   if (batch != 1) return default_batch_schedule(s, density, rows, cols);
+  // Short rows on tall matrices: two rows per warp (Schedule::row_lanes = 16), each half a 16-lane
+  // warp with 8 elements per lane (the 128-element step of 4 elements on 32 lanes, at twice the
+  // bytes per load instruction), x in shared memory, 4-warp blocks. H100, run 81 (the 31 Appendix D
+  // shapes at d = 0.2, 0.15, 0.1, 0.07, 0.05; sixteen schedules: x through L1 or in shared memory,
+  // 4 or 8 elements per lane, 4- or 16-warp blocks, 32 or 16 lanes per row): on the 44 cases of tall
+  // shapes of <= kXSharedTallMaxCols columns whose rows hold <= kTwoRowsMaxNnz nonzeros it is 0.4-11 %
+  // faster than the rules below (mean 6.7 %; 32000x5120 at d = 0.1: 30.6 -> 28.2 us), except 27648x9216
+  // at d = 0.07 (1.3 % slower); out of sample (run 82, d = 0.12 / 0.08 / 0.03) -2.6 to +14 %, mean
+  // +8.9 % on the 33 cases it changes. Above ~800 nonzeros per row it loses up to 7 % on the
+  // 7168-9216-column shapes, and at d >= 0.3 0.5-15 % on every tall shape (run 80). Square and wide
+  // matrices keep one warp per row: two rows per warp cost up to 29 % on 9216^2, 12288^2 and the wide
+  // shapes (5120^2-8192^2 gained 2-15 %; the line is not the rows' length, so no rule was made).
+  if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols &&
+      density * static_cast<double>(cols) <= kTwoRowsMaxNnz) {
+    s.x_shared = true;
+    s.row_lanes = 16;
+    s.warps_per_block = x_shared_warps_per_block(rows, cols);
+    return s;
+  }
   // H100, 2026-11-23: 4 elements per lane is 2-3% faster at d = 0.1 on all four quick shapes and
   // 8-15% slower at d >= 0.3 (kernels/NOTES.md). Run 72d corrected this for x in shared memory on
   // wide matrices (below).

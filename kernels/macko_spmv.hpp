@@ -53,7 +53,8 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements 
 // 16-warp blocks), on tall matrices of kXSharedLowMinCols to kXSharedTallMaxCols columns (4-warp
 // blocks), on narrower tall ones whose rows hold kXSharedMinWarpNnz nonzeros or more (expected:
 // density * cols), and at density <= kLowDensity on every matrix of kXSharedLowMinCols to
-// kXSharedDefaultMaxCols columns.
+// kXSharedDefaultMaxCols columns. Tall matrices of at most kXSharedTallMaxCols columns whose rows
+// hold at most kTwoRowsMaxNnz nonzeros run two rows per warp (Schedule::row_lanes = 16).
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
 inline constexpr double kXSharedMinWarpNnz = 2048;
@@ -70,6 +71,9 @@ inline constexpr double kXSharedSplitTail = 0.5;
 // into shared memory on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns, with
 // 8 elements per lane on long rows (tall, or cols >= 3 rows).
 inline constexpr double kLowDensity = 0.15;
+// Short rows (density * cols at most this) on tall matrices of at most kXSharedTallMaxCols columns:
+// two rows per warp with x in shared memory, 8 elements per lane, 4-warp blocks (runs 80-81).
+inline constexpr double kTwoRowsMaxNnz = 768;
 inline constexpr std::int64_t kXSharedLowMinCols = 7168;
 inline constexpr double kBatchDenseDensity = 0.75;
 inline constexpr std::int64_t kXSharedBatchMaxBytes = 196608;  // 12288 columns x 8 vectors x 2 bytes
@@ -110,6 +114,9 @@ macko::Schedule default_schedule_for(const Macko<T>& a, int batch = 1) {
     xs.row_splits = 1;
   }
   xs.x_swizzle = true;
+  // Two rows per warp are built unswizzled: rows whose gathers collide (N:M) keep one warp per row,
+  // swizzled, as measured in runs 63-66.
+  xs.row_lanes = macko::kWarpLanes;
   return is_compiled(xs) && macko::x_swizzle_pays(a, xs) ? xs : s;
 }
 

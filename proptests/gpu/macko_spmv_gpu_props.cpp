@@ -308,7 +308,23 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);        // >= kXSharedLowMinCols: any density
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).warps_per_block == 4);
-    REQUIRE_FALSE(gpu::default_schedule(4, 0.1, 50000, 5120).x_shared);  // < kXSharedLowMinCols: x through L1
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.2, 50000, 5120).x_shared);  // < kXSharedLowMinCols: x through L1
+    // Short rows (<= kTwoRowsMaxNnz nonzeros) on tall matrices of <= kXSharedTallMaxCols columns: two
+    // rows per warp, x in shared memory; longer rows, or square and wide matrices: one warp per row.
+    for (const auto& [sr, sc, sd, lanes] :
+         {std::tuple{50000, 5120, 0.1, 16}, std::tuple{30000, 9216, 0.08, 16}, std::tuple{30000, 3584, 0.2, 16},
+          std::tuple{30000, 9216, 0.1, 32}, std::tuple{5120, 5120, 0.1, 32}, std::tuple{4096, 28672, 0.02, 32},
+          std::tuple{30000, 12288, 0.05, 32}}) {
+      const macko::Schedule sh = gpu::default_schedule(4, sd, sr, sc);
+      INFO(sr << " x " << sc << " at d = " << sd);
+      REQUIRE(sh.row_lanes == lanes);
+      REQUIRE(gpu::is_compiled(sh));
+      if (lanes == 16) REQUIRE((sh.x_shared && sh.lane_elems == 8 && sh.warps_per_block == 4));
+    }
+    Case two{3001, 700, {analysis::Pattern::bernoulli, 0.3, 0}, 80, 4, gpu::default_schedule(4, 0.3, 3001, 700),
+             false, false, 1.0f, 0.5f};
+    REQUIRE(two.sched.row_lanes == 16);
+    check_case<half, half>(two);
     // Low density on >= kXSharedLowMinCols columns: x in shared memory, 8 elements per lane on long
     // rows (tall, or cols >= 3 rows), 4 on square-ish matrices.
     for (const auto& [lr, lc, le, lw] : {std::array<std::int64_t, 4>{50000, 9216, 8, 4}, {50000, 12288, 8, 16},
@@ -381,7 +397,9 @@ TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
   run_swz(500, 20000, 0.5, 8, 2);
   // default_schedule_for reads the matrix: 2:4 and 4:8 rows get x in shared memory, swizzled, also
   // on shapes whose rule keeps x in L1 (20000 x 1000, 12000 x 10000: tall); uniform rows keep the
-  // shape rule's schedule, unswizzled. Its schedules are compiled and exact.
+  // shape rule's schedule, unswizzled. Its schedules are compiled and exact. 20000 x 1000 at d = 0.5
+  // has short rows (500 nonzeros: two rows per warp by the shape rule); N:M rows there run one warp
+  // per row, swizzled (no two-rows kernel is built swizzled).
   for (const auto kind : {analysis::Pattern::nm_2_4, analysis::Pattern::nm_4_8, analysis::Pattern::exact_nnz}) {
     for (const auto& [rows, cols] :
          {std::pair<std::int64_t, std::int64_t>{3000, 4099}, {300, 40000}, {20000, 1000}, {12000, 10000}}) {
@@ -391,9 +409,11 @@ TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
       if (kind == analysis::Pattern::exact_nnz) {
         REQUIRE_FALSE(s.x_swizzle);
         REQUIRE(s.x_shared == gpu::default_schedule(4, 0.5, rows, cols).x_shared);
+        REQUIRE(s.row_lanes == (rows == 20000 ? 16 : 32));
       } else {
         REQUIRE(s.x_shared);
         REQUIRE(s.x_swizzle);
+        REQUIRE(s.row_lanes == 32);
         if (rows == 20000) REQUIRE(s.warps_per_block == 4);   // x of <= kXSharedTallMaxCols columns
         if (rows == 12000) REQUIRE(s.warps_per_block == 16);  // wider
       }

@@ -132,7 +132,8 @@ struct Schedule {
   // of 54 measured cases, kernels/NOTES.md, runs 34-36), and with 4 warps per block on tall
   // matrices of <= 9216 columns and >= 2048 nonzeros per row (run 41) or >= 7168 columns (run 76);
   // where cols >= rows and the grid's last round of rows is short, with rows split over two warps
-  // (run 45); at d <= 0.15 on every matrix of >= 7168 columns (run 72d).
+  // (run 45); at d <= 0.15 on every matrix of >= 7168 columns (run 72d); with two rows per warp on
+  // short rows (row_lanes, run 81).
   bool x_shared = false;
   // Vectors multiplied at once (1, 2, 4 or 8): Y = alpha A X + beta Y with X of cols x batch and Y
   // of rows x batch, both row-major, so the batch values of one column of X are one vector load
@@ -157,6 +158,7 @@ struct Schedule {
   // With one vector, one warp-wide part (row_splits = 1). Measured on the H100 (kernels/NOTES.md,
   // runs 80-82): with x in shared memory and 8 elements per lane, 2-14 % faster on tall matrices
   // whose rows hold <= ~700 nonzeros; slower on longer rows and on square and wide matrices.
+  // gpu::default_schedule picks it for tall matrices of <= 9216 columns and <= 768 nonzeros per row.
   int row_lanes = kWarpLanes;
 
   WS_HD constexpr int elems_per_step() const { return row_lanes * lane_elems; }
