@@ -445,3 +445,119 @@ TEST_CASE("MACKO kernel rejects a schedule that is not compiled", "[gpu][macko]"
   for (const double d : {1.0, 0.5, 0.1})
     for (const std::int64_t cols : {100, 1000}) REQUIRE(gpu::is_compiled(gpu::default_schedule(4, d, 100, cols)));
 }
+
+// More than 2^31 stored elements: the wide kernels (row pointers widened on upload, 64-bit element
+// offsets) on a real matrix, not a lowered threshold. The matrix repeats kDistinct rows of different
+// densities; every row is padded to the ROMA unit (align_rows), so its elements start aligned
+// wherever it sits and its result depends on its own bytes only. Row r's output must then have the
+// bits of the warp model's output for distinct row r % kDistinct, computed on the small matrix and
+// checked there against the double oracle. (Row splits are left out: their split points are
+// multiples of kSplitUnit in absolute offsets, so a row's parts differ between the two matrices.)
+// Needs about 6 GB of device memory and 6 GB of host memory; skipped with a message on less.
+TEST_CASE("MACKO kernel past 2^31 stored elements equals its warp model bit for bit", "[gpu][macko][large]") {
+  constexpr std::int64_t kDistinct = 61, kCols = 16384;
+  constexpr std::int64_t kTarget = (std::int64_t{1} << 31) + (std::int64_t{1} << 24);  // stored elements
+  std::size_t free_b = 0, total_b = 0;
+  WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < (std::size_t{8} << 30)) {
+    WARN("skipped: " << free_b << " bytes of device memory free, the 2^31-element matrix needs about 6 GB");
+    return;
+  }
+  SparseRows<half> small;
+  small.cols = kCols;
+  for (std::int64_t i = 0; i < kDistinct; ++i) {
+    const double d = 0.02 + 0.88 * static_cast<double>(i) / (kDistinct - 1);
+    const auto row = analysis::generate<half>({analysis::Pattern::bernoulli, d, 0}, 1, kCols, 9000 + i);
+    for (std::int64_t k = 0; k < row.nnz(); ++k) small.push(row.col[k], row.val[k]);
+    small.end_row();
+  }
+  MackoParams p;
+  p.align_rows = true;
+  const Macko<half> a = encode_macko(small, p);
+  std::vector<std::int64_t> len(kDistinct), nz(kDistinct);
+  std::int64_t cycle = 0;
+  for (std::int64_t i = 0; i < kDistinct; ++i) {
+    len[i] = a.row_ptr[i + 1] - a.row_ptr[i];
+    REQUIRE(len[i] % macko::align_unit(4) == 0);  // every row starts aligned
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) nz[i] += is_zero(a.values[k]) ? 0 : 1;
+    cycle += len[i];
+  }
+  // Whole cycles past kTarget, plus 7 rows: an odd row count leaves a two-rows warp a half idle.
+  const std::int64_t rows = (kTarget + cycle - 1) / cycle * kDistinct + 7;
+  Macko<half> big;
+  big.rows = rows;
+  big.cols = kCols;
+  big.delta_bits = 4;
+  big.row_ptr.narrow.reserve(static_cast<std::size_t>(rows + 1));
+  big.row_ptr.narrow.push_back(0);
+  std::int64_t total = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    total += len[r % kDistinct];
+    big.nnz += nz[r % kDistinct];
+    big.row_ptr.narrow.push_back(static_cast<std::uint32_t>(total));
+  }
+  REQUIRE(total > (std::int64_t{1} << 31));
+  REQUIRE(total < (std::int64_t{1} << 32));  // 32-bit row pointers in the format, widened on upload
+  big.values.resize(static_cast<std::size_t>(total));
+  big.deltas.resize(static_cast<std::size_t>(total / 2));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t i = r % kDistinct, from = a.row_ptr[i], to = big.row_ptr[r];
+    std::memcpy(&big.values[static_cast<std::size_t>(to)], &a.values[static_cast<std::size_t>(from)],
+                static_cast<std::size_t>(len[i]) * sizeof(half));
+    std::memcpy(&big.deltas[static_cast<std::size_t>(to / 2)], &a.deltas[static_cast<std::size_t>(from / 2)],
+                static_cast<std::size_t>(len[i] / 2));
+  }
+  auto da = gpu::upload_macko(big);  // validates every element
+  REQUIRE(da.wide);
+  big = Macko<half>{};  // the host copy is no longer needed
+
+  std::mt19937_64 rng(77);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  const float alpha = 1.0f, beta = 0.5f;
+  for (const int nb : {1, 2}) {
+    std::vector<half> x(static_cast<std::size_t>(kCols * nb)), y0s(static_cast<std::size_t>(kDistinct * nb));
+    for (auto& v : x) v = half(u(rng));
+    for (auto& v : y0s) v = half(u(rng));
+    std::vector<half> y0(static_cast<std::size_t>(rows * nb));
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (int b = 0; b < nb; ++b) y0[r * nb + b] = y0s[(r % kDistinct) * nb + b];
+    gpu::DeviceBuffer<half> dx(x);
+    std::vector<macko::Schedule> scheds;
+    for (const auto& [xs, e, lanes] : {std::tuple{false, 8, 32}, std::tuple{true, 8, 32}, std::tuple{false, 4, 32},
+                                       std::tuple{true, 8, 16}, std::tuple{false, 4, 16}}) {
+      macko::Schedule s = gpu::default_schedule(4, 0.5, rows, kCols, nb);
+      s.x_shared = xs;
+      s.lane_elems = e;
+      s.row_lanes = lanes;
+      s.row_splits = 1;
+      s.warps_per_block = xs ? 16 : 4;
+      if (s.valid() && gpu::is_compiled(s)) scheds.push_back(s);
+    }
+    REQUIRE(scheds.size() == (nb == 1 ? 5u : 3u));
+    for (const macko::Schedule& s : scheds) {
+      INFO("batch " << nb << ", x_shared " << s.x_shared << ", lane elements " << s.lane_elems << ", row lanes "
+                    << s.row_lanes);
+      const std::vector<half> want = macko_spmv_model<half, half, half>(a, x, y0s, alpha, beta, s);
+      const SparseRows<half> dec = decode_macko(a);
+      for (int b = 0; b < nb; ++b) {
+        const SpmvCheck chk = check_spmv<half, half, half>(
+            dec, batch_column<half>(x, nb, b), batch_column<half>(y0s, nb, b), alpha, beta,
+            batch_column<half>(want, nb, b),
+            [&](std::int64_t r) { return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], 4, s); });
+        REQUIRE(chk.ok());
+      }
+      gpu::DeviceBuffer<half> dy(y0);
+      gpu::macko_spmv<half, half>(da, dx.get(), dy.get(), alpha, beta, s);
+      WS_CUDA(cudaDeviceSynchronize());
+      const std::vector<half> got = dy.download();
+      std::int64_t bad = 0, first = -1;
+      for (std::int64_t k = 0; k < rows * nb; ++k)
+        if (raw_bits(got[k]) != raw_bits(want[(k / nb % kDistinct) * nb + k % nb])) {
+          if (first < 0) first = k;
+          ++bad;
+        }
+      INFO("first mismatch at output " << first << " (row " << (first < 0 ? -1 : first / nb) << " of " << rows << ")");
+      REQUIRE(bad == 0);
+    }
+  }
+}
