@@ -124,8 +124,8 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
     else
       return wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
   }();
-  // Schedule::valid: the split count divides wpb; a warp holds 32 / row_lanes rows.
-  const int rows_per_block = wpb / V::kSplits * (macko::kWarpLanes / V::kRowLanes);
+  // Schedule::valid: the split count divides wpb.
+  const int rows_per_block = wpb / V::kSplits * V::schedule().rows_per_warp();
   const int threads = 32 * wpb;
   std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
   std::size_t smem = 0;

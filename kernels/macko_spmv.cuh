@@ -409,7 +409,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   // version cost 9-16 more registers per thread in every variant).
   constexpr int splits = Cfg::kSplits;
   constexpr int L = Cfg::kRowLanes;
-  constexpr int kRowsPerWarp = 32 / L;
+  constexpr int kRowsPerWarp = Cfg::kSched.rows_per_warp();
   static_assert(L == 32 || (splits == 1 && Cfg::kBatch == 1), "Schedule::valid: 16 lanes per row, one part, one vector");
   const int lane = threadIdx.x & (L - 1);   // the lane's index among its row's L lanes
   const int half = static_cast<int>(threadIdx.x & 31) / L;  // which of the warp's rows (0 with L = 32)
@@ -446,7 +446,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
     Idx walk_end = stop;
     if constexpr (kRowsPerWarp > 1) {
       const Idx span = stop - start;
-      const Idx other = __shfl_xor_sync(0xffffffffu, span, 16);
+      const Idx other = __shfl_xor_sync(0xffffffffu, span, L);  // the other half's
       walk_end = start + (other > span ? other : span);
     }
 

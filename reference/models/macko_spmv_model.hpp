@@ -27,6 +27,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -244,14 +245,14 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
 }
 
 // Longest fp32 accumulation chain of one row under a schedule, for SpmvBound: elements per
-// accumulator per lane, plus the accumulator sum and the butterfly levels (5, or 4 for 16 lanes).
+// accumulator per lane, plus the accumulator sum and the log2(row_lanes) butterfly levels.
 inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits, const macko::Schedule& s) {
   const std::int64_t unit = macko::align_unit(delta_bits);
   const std::int64_t step = s.elems_per_step();
   const std::int64_t steps = (row_elements + unit - 1 + step - 1) / step + 1;
   const std::int64_t per_acc = steps * ((s.lane_elems + s.lane_accumulators - 1) / s.lane_accumulators);
   // Parts of a split row are shorter; their sum adds row_splits - 1 roundings.
-  return per_acc + (s.lane_accumulators - 1) + (s.row_lanes == 16 ? 4 : 5) + (s.row_splits - 1);
+  return per_acc + (s.lane_accumulators - 1) + std::countr_zero(static_cast<unsigned>(s.row_lanes)) + (s.row_splits - 1);
 }
 
 }  // namespace warpsparse
