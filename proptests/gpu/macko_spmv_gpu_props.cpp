@@ -121,8 +121,7 @@ void check_case(const Case& c) {
 // kind: the batch-1 schedules, the batched ones, or batch 1 with two rows per warp only.
 enum class Kind { one, batched, two_rows };
 rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
-  const bool batched = kind == Kind::batched;
-  return rc::gen::exec([big, batched, kind] {
+  return rc::gen::exec([big, kind] {
     Case c;
     c.rows = *rc::gen::inRange<std::int64_t>(0, big ? 300 : 70).as("rows");
     c.cols = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(1, 600), rc::gen::element<std::int64_t>(1, 7, 8, 9, 4096, 70000))
@@ -136,9 +135,9 @@ rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
       c.spec.param = -1;
     }
     c.seed = *rc::gen::arbitrary<std::uint64_t>().as("seed");
-    c.delta_bits = batched || kind == Kind::two_rows ? 4 : *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
+    c.delta_bits = kind != Kind::one ? 4 : *rc::gen::element(1, 2, 4, 4, 4, 8).as("delta_bits");
     c.sched = gpu::default_schedule(c.delta_bits);
-    if (batched) {
+    if (kind == Kind::batched) {
       // The compiled batch variants (kernels/macko_spmv.cu, BatchVariants): lane elements, row
       // splits, x in shared memory; 2-byte alignment of a column's pack is the cols x batch layout's.
       c.sched.batch = *rc::gen::element(2, 4, 8).as("batch");
@@ -511,6 +510,7 @@ TEST_CASE("MACKO kernel past 2^31 stored elements equals its warp model bit for 
   REQUIRE(da.wide);
   big = Macko<half>{};  // the host copy is no longer needed
 
+  const SparseRows<half> dec = decode_macko(a);  // the oracle's copy of the distinct rows
   std::mt19937_64 rng(77);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   const float alpha = 1.0f, beta = 0.5f;
@@ -538,7 +538,6 @@ TEST_CASE("MACKO kernel past 2^31 stored elements equals its warp model bit for 
       INFO("batch " << nb << ", x_shared " << s.x_shared << ", lane elements " << s.lane_elems << ", row lanes "
                     << s.row_lanes);
       const std::vector<half> want = macko_spmv_model<half, half, half>(a, x, y0s, alpha, beta, s);
-      const SparseRows<half> dec = decode_macko(a);
       for (int b = 0; b < nb; ++b) {
         const SpmvCheck chk = check_spmv<half, half, half>(
             dec, batch_column<half>(x, nb, b), batch_column<half>(y0s, nb, b), alpha, beta,
