@@ -12,7 +12,10 @@ FINAL=${OUT:-$PWD/device_out}
 # returns at most 8 files.
 OUT=$(mktemp -d)
 mkdir -p "$FINAL"
-trap 'tar -C "$OUT" -czf "$FINAL/device_logs.tgz" .' EXIT
+# The archive is rewritten after every step (and at exit) through a temporary name, so a command
+# killed at the device tool's time limit still returns the steps that finished.
+pack() { tar -C "$OUT" -czf "$FINAL/.device_logs.tgz" . && mv "$FINAL/.device_logs.tgz" "$FINAL/device_logs.tgz"; }
+trap pack EXIT
 PKG=$PWD/.devpkg
 export LD_LIBRARY_PATH=$PKG/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
@@ -63,5 +66,6 @@ while [ $# -gt 0 ]; do
       rc=$?; echo "rc=$rc"; tail -4 "$OUT/$name.log"; [ $rc = 0 ] || status=1 ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
+  pack
 done
 exit $status
