@@ -243,6 +243,10 @@ struct KernelConfig {
   static constexpr int kBlock = kSched.elems_per_block();         // elements per block
   static constexpr int kWordElems = kSched.delta_load_elems();    // elements per lane's delta load
   static constexpr int kGroup = UNROLL * kBlock;  // elements per load group
+  // Groups inside their row run as one branch-free block (compute_group). Measured with 8 elements
+  // per lane only: +0.3-2.4 % there; the 4-element kernel of 12288^2 at d = 0.1 lost 9 % with it
+  // (runs 86-87, kernels/NOTES.md), so the others keep the per-step branches.
+  static constexpr bool kWholeGroups = E == 8;
   using DeltaWord = std::conditional_t<DB == 8, std::uint64_t, std::uint32_t>;
   using Vec = typename ValueVec<E>::type;
   // Element offsets: 32-bit in the narrow kernels (32-bit row pointers), whose matrices the host
@@ -295,6 +299,60 @@ __device__ __forceinline__ void load_group(Group<Cfg>& g, typename Cfg::Idx blk0
   }
 }
 
+// The delta word of step s of a lane's load: with S > 1 steps per delta load the row's lanes hold
+// the words of S steps, and lane `lane` takes its E fields from its word's owner.
+template <class Cfg>
+__device__ __forceinline__ typename Cfg::DeltaWord step_word(typename Cfg::DeltaWord w, int s, int lane) {
+  constexpr int S = Cfg::kSteps, E = Cfg::kLaneElems, L = Cfg::kRowLanes;
+  if constexpr (S > 1) {
+    w = __shfl_sync(0xffffffffu, w, s * (L / S) + lane / S, L);
+    w >>= (lane % S) * E * Cfg::kDeltaBits;
+  }
+  return w;
+}
+
+// One interior step (every element of the row's L lanes belongs to the row, no masks): columns by
+// prefix sums from base, gathers of x and fp32 FMAs. local: the lane's sum of increments (delta + 1);
+// excl: the sum over the row's lanes before it.
+template <class Cfg, class T, class XSrc>
+__device__ __forceinline__ void interior_step(typename Cfg::DeltaWord mine, const T* v, int base,
+                                              float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x, int& local,
+                                              int& excl) {
+  constexpr int DB = Cfg::kDeltaBits;
+  constexpr int E = Cfg::kLaneElems;
+  constexpr int L = Cfg::kRowLanes;
+  using DeltaWord = typename Cfg::DeltaWord;
+  if constexpr (DB == 4) {
+    // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
+    // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32). With
+    // E < 8 the word holds E nibbles; bytes past E/2 carry garbage that is never read.
+    const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
+    const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
+    const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
+    const std::uint32_t even = odd - hi;                // byte k: increments of elements 0..2k
+    local = static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu);
+    excl = warp_exclusive_scan<L>(local);
+    // col >= -1 and every offset below is >= 1, so each read is inside x.
+    const auto xb = x.cursor(base + excl);
+#pragma unroll
+    for (int k = 0; k < E / 2; ++k) {
+      const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
+      fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb[ce]);
+      fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb[co]);
+    }
+  } else {
+    static_assert(E == macko::kElemsPerLane, "fewer elements per lane: 4-bit deltas only");
+    local = delta_sum<DB>(mine) + macko::kElemsPerLane;
+    excl = warp_exclusive_scan<L>(local);
+    int col = base + excl;
+#pragma unroll
+    for (int i = 0; i < macko::kElemsPerLane; ++i) {
+      col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
+      fma_x(acc, i % Cfg::kAcc, v[i], x, col);
+    }
+  }
+}
+
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs. lane: the
 // lane's index among its row's L = Cfg::kRowLanes; walk_end: where the warp stops stepping (the row's
 // end, or with two rows per warp the longer row's end in this row's offsets).
@@ -310,6 +368,25 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
   using DeltaWord = typename Cfg::DeltaWord;
   const auto& dw = g.dw;
   const auto& vv = g.vv;
+  // A group inside the row (warp-uniform; with two rows per warp, inside both): all its steps are
+  // interior, so they run without per-step branches, in one basic block where ptxas may start a
+  // step's scan before the previous step's gathers return. The FMAs keep their order.
+  if constexpr (Cfg::kWholeGroups) {
+    bool whole = blk0 >= begin && blk0 + Cfg::kGroup <= end;  // end <= walk_end: every step is walked
+    if constexpr (L < 32) whole = __all_sync(0xffffffffu, whole);
+    if (whole) {
+#pragma unroll
+      for (int u = 0; u < Cfg::kUnroll; ++u)
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+          int local, excl;
+          interior_step<Cfg>(step_word<Cfg>(dw[u], s, lane), reinterpret_cast<const T*>(&vv[u][s]), base, acc, x,
+                             local, excl);
+          base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
+        }
+      return;
+    }
+  }
 #pragma unroll
   for (int u = 0; u < Cfg::kUnroll; ++u) {
     const Idx blk = blk0 + Idx{u} * Cfg::kBlock;
@@ -317,51 +394,17 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
     for (int s = 0; s < S; ++s) {
       const Idx step = blk + Idx{Cfg::kStep} * s;
       if (step >= walk_end) return;  // warp-uniform
-      DeltaWord mine = dw[u];
-      if constexpr (S > 1) {
-        mine = __shfl_sync(0xffffffffu, dw[u], s * (L / S) + lane / S, L);
-        mine >>= (lane % S) * E * DB;
-      }
-      // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
-      const int rel = static_cast<int>(step - begin) + E * lane;
+      const DeltaWord mine = step_word<Cfg>(dw[u], s, lane);
       const T* v = reinterpret_cast<const T*>(&vv[u][s]);
-      int local, excl, col;
       bool interior = step >= begin && step + Cfg::kStep <= end;
       if constexpr (L < 32) interior = __all_sync(0xffffffffu, interior);  // both rows' steps
+      int local, excl;
       if (interior) {
-        // Interior step (warp-uniform): every element belongs to the row, no masks.
-        if constexpr (DB == 4) {
-          // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
-          // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32). With
-          // E < 8 the word holds E nibbles; bytes past E/2 carry garbage that is never read.
-          const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
-          const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
-          const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
-          const std::uint32_t even = odd - hi;                // byte k: increments of elements 0..2k
-          local = static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu);
-          excl = warp_exclusive_scan<L>(local);
-          col = base + excl;
-          // col >= -1 and every offset below is >= 1, so each read is inside x.
-          const auto xb = x.cursor(col);
-#pragma unroll
-          for (int k = 0; k < E / 2; ++k) {
-            const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
-            fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb[ce]);
-            fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb[co]);
-          }
-        } else {
-          static_assert(E == macko::kElemsPerLane, "fewer elements per lane: 4-bit deltas only");
-          local = delta_sum<DB>(mine) + macko::kElemsPerLane;
-          excl = warp_exclusive_scan<L>(local);
-          col = base + excl;
-#pragma unroll
-          for (int i = 0; i < macko::kElemsPerLane; ++i) {
-            col += static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB))) + 1;
-            fma_x(acc, i % Cfg::kAcc, v[i], x, col);
-          }
-        }
+        interior_step<Cfg>(mine, v, base, acc, x, local, excl);
       } else {
         // First or last step of the row: elements before begin (ROMA) or after end are masked.
+        // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
+        const int rel = static_cast<int>(step - begin) + E * lane;
         const int row_len = static_cast<int>(end - begin);
         int inc[E];
         local = 0;
@@ -372,7 +415,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
           local += inc[i];
         }
         excl = warp_exclusive_scan<L>(local);
-        col = base + excl;
+        int col = base + excl;
 #pragma unroll
         for (int i = 0; i < E; ++i) {
           if (inc[i] != 0) {
