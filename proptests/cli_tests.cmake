@@ -41,13 +41,17 @@ expect(inspect-json 0 "\"effd\".*\"padding\": 4" inspect --json --arrays "${WORK
 # --align-rows: every row padded with zeros to a multiple of 8 elements (4-bit deltas).
 expect(encode-aligned 0 "nnz 4, emitted 24" encode --format macko --align-rows "${WORK}/good.mtx" "${WORK}/aligned.macko")
 expect(inspect-aligned 0 "row pointers +0 8 16 24\n" inspect --arrays "${WORK}/aligned.macko")
-expect(verify-macko 0 "0 row failure.*ok" verify "${WORK}/good.macko")
+expect(verify-macko 0 "32 lanes per row.*0 row failure.*ok" verify "${WORK}/good.macko")
 expect(verify-mtx 0 "delta bits 8.*ok" verify --value-type fp32 --delta-bits 8 "${WORK}/good.mtx")
 expect(verify-corpus 0 "ok" verify --value-type fp32 --delta-bits 1 "${CORPUS}/specials.mtx")
 # --batch: the model multiplies B vectors at once, each checked against its own oracle.
 expect(verify-batch 0 "batch +4 vectors at once.*0 row failure.*ok" verify --batch 4 "${WORK}/good.macko")
 expect(verify-batch-2bit 0 "batch +8 vectors at once.*ok" verify --batch 8 "${WORK}/good2.macko")
 expect(verify-batch-fp32 1 "a batch of 8 needs 16-bit x" verify --value-type fp32 --batch 8 "${WORK}/good.mtx")
+# --row-lanes 16: two rows per warp, each on 16 lanes (the kernels' Schedule::row_lanes).
+expect(verify-two-rows 0 "model run\\(s\\), 16 lanes per row:.*0 row failure.*ok" verify --row-lanes 16 "${WORK}/good.macko")
+expect(verify-two-rows-corpus 0 "16 lanes per row.*ok" verify --value-type fp32 --delta-bits 1 --row-lanes 16 "${CORPUS}/specials.mtx")
+expect(verify-two-rows-batch 1 "--row-lanes 16 \\(two rows per warp\\) multiplies one vector; --batch 4 needs --row-lanes 32" verify --row-lanes 16 --batch 4 "${WORK}/good.macko")
 expect(demo 0 "throughput.*ok" demo --rows 64 --cols 1000 --density 0.1 --seed 3)
 
 # Bad inputs: exit 1, one line naming the file and the problem.

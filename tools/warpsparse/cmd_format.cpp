@@ -66,12 +66,15 @@ struct VerifyResult {
   std::string fault;  // a WarpFault message, empty when none
   double model_seconds = 0;
   std::int64_t schedules = 0;
+  int row_lanes = macko::kWarpLanes;  // of the schedules run
 };
 
 // The model of each schedule (one per accumulator count) on `batch` random vectors at once
-// (Schedule::batch: x is cols x batch, row-major), every vector checked against its own oracle.
+// (Schedule::batch: x is cols x batch, row-major), every vector checked against its own oracle;
+// row_lanes 16 walks two rows per warp (Schedule::row_lanes).
 template <class T>
-VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators, int batch = 1) {
+VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators, int batch = 1,
+                          int row_lanes = macko::kWarpLanes) {
   using TX = XOf<T>;
   const SparseRows<T> decoded = decode_macko(a);  // independent path for the oracle
   std::mt19937_64 rng(seed);
@@ -85,6 +88,7 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
     s.delta_bits = a.delta_bits;
     s.lane_accumulators = acc;
     s.batch = batch;
+    s.row_lanes = row_lanes;
     std::vector<float> y;
     const auto t0 = Clock::now();
     try {
@@ -95,6 +99,7 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
     }
     res.model_seconds += seconds_since(t0);
     ++res.schedules;
+    res.row_lanes = s.row_lanes;
     for (int b = 0; b < batch; ++b) {
       const std::vector<TX> xb = batch_column<TX>(x, batch, b);
       const std::vector<float> yb = batch_column<float>(y, batch, b);
@@ -159,8 +164,9 @@ void print_arrays(const Macko<T>& m) {
 
 void report_verify(const VerifyResult& v) {
   if (!v.fault.empty()) throw Error("verify: emulator finding (WarpFault): " + v.fault);
-  fmt::print("verify         {} model run(s): max |error| {:.3g}, max error/bound {:.3g}, {} row failure(s)\n",
-             v.schedules, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
+  fmt::print("verify         {} model run(s), {} lanes per row: max |error| {:.3g}, max error/bound {:.3g}, {} row "
+             "failure(s)\n",
+             v.schedules, v.row_lanes, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
   if (!v.check.ok()) throw Error("verify: model disagrees with the oracle: " + v.check.first_failure);
 }
 
@@ -227,19 +233,27 @@ void register_format_commands(CLI::App& app) {
     auto path = std::make_shared<std::string>();
     auto seed = std::make_shared<std::uint64_t>(1);
     auto batch = std::make_shared<int>(1);
+    auto row_lanes = std::make_shared<int>(macko::kWarpLanes);
     add_format_options(c, *o);
     c->add_option("FILE_OR_MTX", *path, "MACKO file, or MatrixMarket file to encode first")->required();
     c->add_option("--seed", *seed, "seed of the random x");
     c->add_option("--batch", *batch,
                   "vectors multiplied at once (1, 2, 4 or 8; Schedule::batch), each checked against its own oracle")
         ->check(CLI::IsMember({1, 2, 4, 8}));
+    c->add_option("--row-lanes", *row_lanes,
+                  "lanes per row: 32 (a warp per row) or 16 (two rows per warp; Schedule::row_lanes, one vector)")
+        ->check(CLI::IsMember({16, 32}));
     c->callback([=] {
+      if (*row_lanes != macko::kWarpLanes && *batch > 1)
+        throw Error(fmt::format("verify: --row-lanes {} (two rows per warp) multiplies one vector; --batch {} needs "
+                                "--row-lanes 32",
+                                *row_lanes, *batch));
       const AnyMacko m = load_any(*path, *o);
       std::visit([&](const auto& a) {
         fmt::print("file           {}\n", *path);
         print_summary(a);
         if (*batch > 1) fmt::print("batch          {} vectors at once\n", *batch);
-        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}, *batch));
+        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}, *batch, *row_lanes));
         fmt::print("ok\n");
       }, m);
     });
