@@ -244,8 +244,8 @@ struct KernelConfig {
   static constexpr int kWordElems = kSched.delta_load_elems();    // elements per lane's delta load
   static constexpr int kGroup = UNROLL * kBlock;  // elements per load group
   // Groups inside their row run as one branch-free block (compute_group). Measured with 8 elements
-  // per lane only: +0.3-2.4 % there; the 4-element kernel of 12288^2 at d = 0.1 lost 9 % with it
-  // (runs 86-87, kernels/NOTES.md), so the others keep the per-step branches.
+  // per lane only: 0-2.2 % faster in 43 of 44 cases there; the 4-element kernel of 12288^2 at
+  // d = 0.1 lost 9 % with it (runs 86-87, kernels/NOTES.md), so the others keep per-step branches.
   static constexpr bool kWholeGroups = E == 8;
   using DeltaWord = std::conditional_t<DB == 8, std::uint64_t, std::uint32_t>;
   using Vec = typename ValueVec<E>::type;
