@@ -109,6 +109,8 @@ struct Schedule {
   // Software pipelining: the next group's loads are issued before this group's arithmetic.
   bool prefetch = false;
   // 0: one warp per row in the grid. k > 0: at most k blocks per SM, warps stride over the rows.
+  // A persistent grid (this, or x_shared) launches the fewest blocks that need as many rounds of
+  // rows as the most blocks would, so every warp gets the same number of rows, one less at most.
   int blocks_per_sm = 0;
   // Elements each lane owns per step (8: one 16-byte vector of values, the paper's layout). With
   // 4 or 2 (4-bit deltas only) a step covers 128 or 64 elements: the lanes of one x gather sit
