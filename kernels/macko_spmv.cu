@@ -162,17 +162,13 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   }
   if (blocks_per_sm > 0)  // persistent grid: warps stride over the rows
     cap = std::min<std::int64_t>(cap, std::int64_t{sms} * blocks_per_sm);
-  if (blocks > cap) {
-    // A persistent grid works through the rows in rounds; with the most blocks that fit, the last
-    // round can be nearly empty. The fewest blocks that need as many rounds give every warp the
-    // same number of rows, one less at most. H100, runs 94 and 96 (kernels/NOTES.md): against the
-    // most blocks, over the 15 big Appendix D shapes, +0.8 % on average at d = 0.5 / 0.3 (up to
-    // +3.8 %, 28672x7168 at d = 0.5; at worst -0.5 %), +0.5 % at d = 1.0 / 0.1 (-3.8 % on 28672x8192
-    // at d = 0.1, +2.9 % on 7168x28672), +0.3 % on batches. The bits do not change: a row's warp
-    // does the same work whichever warp it is.
-    const std::int64_t rounds = (blocks + cap - 1) / cap;
-    blocks = (blocks + rounds - 1) / rounds;
-  }
+  // A persistent grid works through the rows in rounds; with the most blocks that fit, the last
+  // round can be nearly empty. balanced_blocks launches the fewest blocks that need as many rounds.
+  // H100, runs 94 and 96 (kernels/NOTES.md): against the most blocks, over the 15 big Appendix D
+  // shapes, +0.8 % on average at d = 0.5 / 0.3 (up to +3.8 %, 28672x7168 at d = 0.5; at worst
+  // -0.5 %), +0.5 % at d = 1.0 / 0.1 (-3.8 % on 28672x8192 at d = 0.1, +2.9 % on 7168x28672), +0.3 %
+  // on batches. The bits do not change: a row's warp does the same work whichever warp it is.
+  blocks = macko::balanced_blocks(blocks, cap);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
   kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
       v, d, p, x, y, rows, cols, alpha, beta, split_bases);

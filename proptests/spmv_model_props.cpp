@@ -319,6 +319,36 @@ TEST_CASE("MACKO row splits: the parts tile [aligned_begin, end) and start insid
     CHECK(std::llabs(ra.split_start(j, 4) - (ra.aligned_begin + (ra.end - ra.aligned_begin) * j / 4)) < kU);
 }
 
+TEST_CASE("MACKO persistent grids: balanced_blocks keeps the rounds, is the fewest such blocks, and evens the rows") {
+  // Exhaustive over small grids; units (rows or row pairs) are dealt to the warps' slots round-robin
+  // (slot = unit % stride), as in the kernel's loop.
+  int checked = 0;
+  for (std::int64_t cap = 1; cap <= 40; ++cap)
+    for (std::int64_t blocks = 1; blocks <= 400; ++blocks) {
+      const std::int64_t b = macko::balanced_blocks(blocks, cap);
+      const auto rounds = [&](std::int64_t n) { return (blocks + n - 1) / n; };
+      if (blocks <= cap) {
+        REQUIRE(b == blocks);
+        continue;
+      }
+      REQUIRE(b >= 1);
+      REQUIRE(b <= cap);
+      REQUIRE(rounds(b) == rounds(cap));                  // no more rounds than the most blocks
+      REQUIRE((b == 1 || rounds(b - 1) > rounds(cap)));    // and no fewer blocks would do
+      for (const std::int64_t groups : {1, 4, 16})
+        for (const std::int64_t short_by : {std::int64_t{0}, groups - 1}) {
+          const std::int64_t units = blocks * groups - short_by, stride = b * groups;
+          const std::int64_t most = (units + stride - 1) / stride, least = units / stride;
+          REQUIRE(most == rounds(cap));
+          REQUIRE(most - least <= 1);
+        }
+      ++checked;
+    }
+  CHECK(checked > 10000);
+  CHECK(macko::balanced_blocks(5376, 1188) == 1076);  // 21504 rows, 4-warp blocks, 9 per SM x 132 SMs
+  CHECK(macko::balanced_blocks(1000, 0) == 1000);     // no cap known: unchanged
+}
+
 TEST_CASE("MACKO row splits: the split-base table holds the running column; split rows match the oracle") {
   // Rows of ~1400 elements starting at odd offsets, 4-bit deltas with padding.
   SparseRows<half> m;

@@ -95,6 +95,17 @@ WS_HD std::int64_t RowAligner::split_start(int j, int splits) const {
   return p < end ? p : end;
 }
 
+// Blocks launched on a persistent grid (Schedule::blocks_per_sm, x_shared): `blocks` is one block
+// per `rows per block` rows, `cap` the most blocks that may run (the resident ones). The warps
+// stride over the rows, so with b blocks the grid works in ceil(blocks / b) rounds; this is the
+// fewest blocks that need no more rounds than `cap` blocks would, and every warp then gets the same
+// number of rows, one less at most (the most blocks can leave the last round nearly empty).
+WS_HD constexpr std::int64_t balanced_blocks(std::int64_t blocks, std::int64_t cap) {
+  if (cap <= 0 || blocks <= cap) return blocks;
+  const std::int64_t rounds = (blocks + cap - 1) / cap;
+  return (blocks + rounds - 1) / rounds;
+}
+
 // Schedule of a MACKO SpMV kernel. The kernel and its warp model both take this struct; the
 // fields that change arithmetic order (accumulators) are replayed exactly by the model, the
 // others (unroll, warps per block) change only which loads are in flight.
@@ -109,8 +120,8 @@ struct Schedule {
   // Software pipelining: the next group's loads are issued before this group's arithmetic.
   bool prefetch = false;
   // 0: one warp per row in the grid. k > 0: at most k blocks per SM, warps stride over the rows.
-  // A persistent grid (this, or x_shared) launches the fewest blocks that need as many rounds of
-  // rows as the most blocks would, so every warp gets the same number of rows, one less at most.
+  // A persistent grid (this, or x_shared) launches balanced_blocks: the fewest blocks that need as
+  // many rounds of rows as the most blocks would.
   int blocks_per_sm = 0;
   // Elements each lane owns per step (8: one 16-byte vector of values, the paper's layout). With
   // 4 or 2 (4-bit deltas only) a step covers 128 or 64 elements: the lanes of one x gather sit
