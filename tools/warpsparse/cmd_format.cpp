@@ -66,7 +66,6 @@ struct VerifyResult {
   std::string fault;  // a WarpFault message, empty when none
   double model_seconds = 0;
   std::int64_t schedules = 0;
-  int row_lanes = macko::kWarpLanes;  // of the schedules run
 };
 
 // The model of each schedule (one per accumulator count) on `batch` random vectors at once
@@ -99,7 +98,6 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
     }
     res.model_seconds += seconds_since(t0);
     ++res.schedules;
-    res.row_lanes = s.row_lanes;
     for (int b = 0; b < batch; ++b) {
       const std::vector<TX> xb = batch_column<TX>(x, batch, b);
       const std::vector<float> yb = batch_column<float>(y, batch, b);
@@ -162,11 +160,12 @@ void print_arrays(const Macko<T>& m) {
   fmt::print("\n");
 }
 
-void report_verify(const VerifyResult& v) {
+// row_lanes: the lanes per row verify_macko ran with.
+void report_verify(const VerifyResult& v, int row_lanes = macko::kWarpLanes) {
   if (!v.fault.empty()) throw Error("verify: emulator finding (WarpFault): " + v.fault);
   fmt::print("verify         {} model run(s), {} lanes per row: max |error| {:.3g}, max error/bound {:.3g}, {} row "
              "failure(s)\n",
-             v.schedules, v.row_lanes, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
+             v.schedules, row_lanes, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
   if (!v.check.ok()) throw Error("verify: model disagrees with the oracle: " + v.check.first_failure);
 }
 
@@ -253,7 +252,7 @@ void register_format_commands(CLI::App& app) {
         fmt::print("file           {}\n", *path);
         print_summary(a);
         if (*batch > 1) fmt::print("batch          {} vectors at once\n", *batch);
-        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}, *batch, *row_lanes));
+        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}, *batch, *row_lanes), *row_lanes);
         fmt::print("ok\n");
       }, m);
     });
