@@ -31,7 +31,6 @@ bool same_compiled(const macko::Schedule& a, const macko::Schedule& b) {
   return a.delta_bits == b.delta_bits && a.lane_accumulators == b.lane_accumulators &&
          a.unroll_blocks == b.unroll_blocks && a.prefetch == b.prefetch && a.lane_elems == b.lane_elems &&
          a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch && a.row_lanes == b.row_lanes &&
-         (a.stream_rows > 1) == (b.stream_rows > 1) &&  // k itself is a launch argument
          (a.batch > 1 || a.x_swizzle == b.x_swizzle);  // batches always swizzle x in shared memory
 }
 std::string compiled_name(const macko::Schedule& s) {
@@ -40,19 +39,18 @@ std::string compiled_name(const macko::Schedule& s) {
          "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
          (s.x_shared ? "/x_shared" : "") + (s.x_swizzle ? "/x_swizzle" : "") +
          (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "") +
-         (s.row_lanes != macko::kWarpLanes ? "/row_lanes=" + std::to_string(s.row_lanes) : "") +
-         (s.stream_rows > 1 ? "/stream_rows" : "");
+         (s.row_lanes != macko::kWarpLanes ? "/row_lanes=" + std::to_string(s.row_lanes) : "");
 }
 
 template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false,
-          int NB = 1, bool SWZ = false, int RL = macko::kWarpLanes, bool STREAM = false>
+          int NB = 1, bool SWZ = false, int RL = macko::kWarpLanes>
 struct Variant {
   static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kBatch = NB,
                        kRowLanes = RL;
-  static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ, kStream = STREAM;
+  static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ;
   // The kernel's own compile-time schedule (its launch parameters are placeholders).
   static constexpr macko::Schedule schedule() {
-    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ, RL, STREAM>::kSched;
+    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ, RL>::kSched;
   }
   static bool matches(const macko::Schedule& s) { return same_compiled(s, schedule()); }
   static std::string name() { return compiled_name(schedule()); }
@@ -67,8 +65,7 @@ struct Variant {
 // Two rows per warp (Schedule::row_lanes = 16; 8 or 4 elements per lane, x through L1 or in shared
 // memory) for short rows. Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x
 // through L1 (8, 4 and 2 elements per lane; split rows) and in shared memory (kernels/NOTES.md,
-// "Batched MACKO"). Units of several rows walked as one stream (Schedule::stream_rows; the default
-// loads, 8 elements per lane, x through L1 or in shared memory).
+// "Batched MACKO").
 template <int NB>
 using BatchVariants =
     std::tuple<Variant<4, 1, 2, true, 8, 1, false, NB>, Variant<4, 1, 2, true, 4, 1, false, NB>,
@@ -83,9 +80,7 @@ using Compiled = decltype(std::tuple_cat(
                Variant<4, 1, 2, true, 8, 2, true>, Variant<4, 1, 2, true, 8, 1, true, 1, true>,
                Variant<4, 1, 2, true, 4, 1, true, 1, true>, Variant<4, 1, 2, true, 8, 2, true, 1, true>,
                Variant<4, 1, 2, true, 8, 1, false, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, false, 1, false, 16>,
-               Variant<4, 1, 2, true, 8, 1, true, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, true, 1, false, 16>,
-               Variant<4, 1, 2, true, 8, 1, false, 1, false, 32, true>,
-               Variant<4, 1, 2, true, 8, 1, true, 1, false, 32, true>>{},
+               Variant<4, 1, 2, true, 8, 1, true, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, true, 1, false, 16>>{},
     BatchVariants<2>{}, BatchVariants<4>{}, BatchVariants<8>{}));
 
 // Bytes of shared memory x takes (16-byte words: the block copies it with 16-byte cp.async).
@@ -118,21 +113,19 @@ XsFit xs_fit(K kernel, int dev, int threads, std::size_t smem) {
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
                     std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
-                    int wpb, int blocks_per_sm, int stream_rows, cudaStream_t st) {
+                    int wpb, int blocks_per_sm, cudaStream_t st) {
   using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                      V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes, V::kStream>;
+                                      V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                    V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes, V::kStream>;
+                                    V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   auto kernel = [&] {
-    if constexpr (V::kStream)
-      return wide ? detail::macko_spmv_units_kernel<Wide, TD, TYD> : detail::macko_spmv_units_kernel<Narrow, TD, TYD>;
-    else if constexpr (V::kXShared)
+    if constexpr (V::kXShared)
       return wide ? detail::macko_spmv_xs_kernel<Wide, TD, TYD> : detail::macko_spmv_xs_kernel<Narrow, TD, TYD>;
     else
       return wide ? detail::macko_spmv_kernel<Wide, TD, TYD> : detail::macko_spmv_kernel<Narrow, TD, TYD>;
   }();
-  // Schedule::valid: the split count divides wpb. With stream_rows = k a warp's unit is k rows.
-  const int rows_per_block = wpb / V::kSplits * V::schedule().rows_per_warp() * (V::kStream ? stream_rows : 1);
+  // Schedule::valid: the split count divides wpb.
+  const int rows_per_block = wpb / V::kSplits * V::schedule().rows_per_warp();
   const int threads = 32 * wpb;
   std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
   std::int64_t cap = blocks;  // at most this many blocks: the resident ones on a persistent grid
@@ -177,12 +170,8 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   // on batches. The bits do not change: a row's warp does the same work whichever warp it is.
   blocks = macko::balanced_blocks(blocks, cap);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  if constexpr (V::kStream)
-    kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
-        v, d, p, x, y, rows, cols, alpha, beta, stream_rows);
-  else
-    kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
-        v, d, p, x, y, rows, cols, alpha, beta, split_bases);
+  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
+      v, d, p, x, y, rows, cols, alpha, beta, split_bases);
 }
 
 std::string variant_list() {
@@ -408,7 +397,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
           using V = decltype(var);
           if (launched || !V::matches(s)) return;
           launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, a.cols, alpha, beta, a.split_bases.get(),
-                            s.warps_per_block, s.blocks_per_sm, s.stream_rows, stream);
+                            s.warps_per_block, s.blocks_per_sm, stream);
           launched = true;
         };
         (one(vars), ...);

@@ -210,8 +210,7 @@ __device__ __forceinline__ void fma_x(float (&acc)[NB][A], int a, const T& v, co
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes,
-          bool STREAM = false>
+          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -224,7 +223,6 @@ struct KernelConfig {
   static constexpr int kBatch = NB;
   static constexpr bool kXSwizzle = XSWIZZLE;
   static constexpr int kRowLanes = RL;  // lanes per row (Schedule::row_lanes)
-  static constexpr bool kStream = STREAM;  // units of Schedule::stream_rows > 1 rows (a launch argument)
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -237,7 +235,6 @@ struct KernelConfig {
     s.batch = NB;
     s.x_swizzle = XSWIZZLE;
     s.row_lanes = RL;
-    s.stream_rows = STREAM ? 2 : 1;  // any k > 1: only valid() reads it here
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -356,68 +353,6 @@ __device__ __forceinline__ void interior_step(typename Cfg::DeltaWord mine, cons
   }
 }
 
-// One step of one row, from the lane's delta word and values: interior (every element of the row's
-// lanes belongs to the row) or masked (elements outside [begin, end) take no part: ROMA's leading
-// elements of the previous row, those past the row end); then base moves on by the step's total.
-template <class Cfg, class T, class XSrc>
-__device__ __forceinline__ void row_step(typename Cfg::DeltaWord mine, const T* v, typename Cfg::Idx step,
-                                         typename Cfg::Idx begin, typename Cfg::Idx end, int lane, int& base,
-                                         float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x) {
-  constexpr int DB = Cfg::kDeltaBits;
-  constexpr int E = Cfg::kLaneElems;
-  constexpr int L = Cfg::kRowLanes;
-  using DeltaWord = typename Cfg::DeltaWord;
-  bool interior = step >= begin && step + Cfg::kStep <= end;
-  if constexpr (L < 32) interior = __all_sync(0xffffffffu, interior);  // both rows' steps
-  int local, excl;
-  if (interior) {
-    interior_step<Cfg>(mine, v, base, acc, x, local, excl);
-  } else {
-    // First or last step of the row: elements before begin (ROMA) or after end are masked.
-    // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
-    const int rel = static_cast<int>(step - begin) + E * lane;
-    const int row_len = static_cast<int>(end - begin);
-    int inc[E];
-    local = 0;
-#pragma unroll
-    for (int i = 0; i < E; ++i) {
-      const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
-      inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
-      local += inc[i];
-    }
-    excl = warp_exclusive_scan<L>(local);
-    int col = base + excl;
-#pragma unroll
-    for (int i = 0; i < E; ++i) {
-      if (inc[i] != 0) {
-        col += inc[i];
-        fma_x(acc, i % Cfg::kAcc, v[i], x, col);
-      }
-    }
-  }
-  // The step's total, broadcast from the row's last lane, moves base on: only an add waits for
-  // the previous step's base, not the shuffle (run 13: no measurable change in speed).
-  base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
-}
-
-// Every step of a loaded group that lies inside its row (Cfg::kWholeGroups): all are interior, so
-// they run without per-step branches, in one basic block where ptxas may start a step's scan before
-// the previous step's gathers return. The FMAs keep their order.
-template <class Cfg, class T, class XSrc>
-__device__ __forceinline__ void whole_group(const Group<Cfg>& g, int lane, int& base,
-                                            float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x) {
-  constexpr int L = Cfg::kRowLanes;
-#pragma unroll
-  for (int u = 0; u < Cfg::kUnroll; ++u)
-#pragma unroll
-    for (int s = 0; s < Cfg::kSteps; ++s) {
-      int local, excl;
-      interior_step<Cfg>(step_word<Cfg>(g.dw[u], s, lane), reinterpret_cast<const T*>(&g.vv[u][s]), base, acc, x,
-                         local, excl);
-      base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
-    }
-}
-
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs. lane: the
 // lane's index among its row's L = Cfg::kRowLanes; walk_end: where the warp stops stepping (the row's
 // end, or with two rows per warp the longer row's end in this row's offsets).
@@ -425,13 +360,30 @@ template <class Cfg, class T, class XSrc>
 __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg::Idx blk0, typename Cfg::Idx begin,
                                               typename Cfg::Idx end, typename Cfg::Idx walk_end, int lane, int& base,
                                               float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x) {
+  constexpr int DB = Cfg::kDeltaBits;
   using Idx = typename Cfg::Idx;
-  // A group inside the row (warp-uniform; with two rows per warp, inside both).
+  constexpr int S = Cfg::kSteps;
+  constexpr int E = Cfg::kLaneElems;
+  constexpr int L = Cfg::kRowLanes;
+  using DeltaWord = typename Cfg::DeltaWord;
+  const auto& dw = g.dw;
+  const auto& vv = g.vv;
+  // A group inside the row (warp-uniform; with two rows per warp, inside both): all its steps are
+  // interior, so they run without per-step branches, in one basic block where ptxas may start a
+  // step's scan before the previous step's gathers return. The FMAs keep their order.
   if constexpr (Cfg::kWholeGroups) {
     bool whole = blk0 >= begin && blk0 + Cfg::kGroup <= end;  // end <= walk_end: every step is walked
-    if constexpr (Cfg::kRowLanes < 32) whole = __all_sync(0xffffffffu, whole);
+    if constexpr (L < 32) whole = __all_sync(0xffffffffu, whole);
     if (whole) {
-      whole_group<Cfg, T>(g, lane, base, acc, x);
+#pragma unroll
+      for (int u = 0; u < Cfg::kUnroll; ++u)
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+          int local, excl;
+          interior_step<Cfg>(step_word<Cfg>(dw[u], s, lane), reinterpret_cast<const T*>(&vv[u][s]), base, acc, x,
+                             local, excl);
+          base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
+        }
       return;
     }
   }
@@ -439,51 +391,43 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
   for (int u = 0; u < Cfg::kUnroll; ++u) {
     const Idx blk = blk0 + Idx{u} * Cfg::kBlock;
 #pragma unroll
-    for (int s = 0; s < Cfg::kSteps; ++s) {
+    for (int s = 0; s < S; ++s) {
       const Idx step = blk + Idx{Cfg::kStep} * s;
       if (step >= walk_end) return;  // warp-uniform
-      row_step<Cfg>(step_word<Cfg>(g.dw[u], s, lane), reinterpret_cast<const T*>(&g.vv[u][s]), step, begin, end,
-                    lane, base, acc, x);
+      const DeltaWord mine = step_word<Cfg>(dw[u], s, lane);
+      const T* v = reinterpret_cast<const T*>(&vv[u][s]);
+      bool interior = step >= begin && step + Cfg::kStep <= end;
+      if constexpr (L < 32) interior = __all_sync(0xffffffffu, interior);  // both rows' steps
+      int local, excl;
+      if (interior) {
+        interior_step<Cfg>(mine, v, base, acc, x, local, excl);
+      } else {
+        // First or last step of the row: elements before begin (ROMA) or after end are masked.
+        // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
+        const int rel = static_cast<int>(step - begin) + E * lane;
+        const int row_len = static_cast<int>(end - begin);
+        int inc[E];
+        local = 0;
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+          const int d = static_cast<int>((mine >> (i * DB)) & DeltaWord(macko::max_skip(DB)));
+          inc[i] = (rel + i >= 0 && rel + i < row_len) ? d + 1 : 0;
+          local += inc[i];
+        }
+        excl = warp_exclusive_scan<L>(local);
+        int col = base + excl;
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+          if (inc[i] != 0) {
+            col += inc[i];
+            fma_x(acc, i % Cfg::kAcc, v[i], x, col);
+          }
+        }
+      }
+      // The step's total, broadcast from the row's last lane, moves base on: only an add waits for
+      // the previous step's base, not the shuffle (run 13: no measurable change in speed).
+      base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
     }
-  }
-}
-
-// Per vector: the accumulators in order, then the butterfly over the row's lanes (every lane ends
-// with the sum).
-template <class Cfg>
-__device__ __forceinline__ void reduce_row(const float (&acc)[Cfg::kBatch][Cfg::kAcc], float (&sum)[Cfg::kBatch]) {
-  constexpr int L = Cfg::kRowLanes;
-#pragma unroll
-  for (int b = 0; b < Cfg::kBatch; ++b) {
-    sum[b] = acc[b][0];
-#pragma unroll
-    for (int k = 1; k < Cfg::kAcc; ++k) sum[b] = __fadd_rn(sum[b], acc[b][k]);
-#pragma unroll
-    for (int off = L / 2; off >= 1; off >>= 1) sum[b] = __fadd_rn(sum[b], __shfl_xor_sync(0xffffffffu, sum[b], off, L));
-  }
-}
-
-// y[row] = alpha * sum + beta * y[row] (beta == 0: y is not read), per vector. lane: the lane's index
-// among its row's; one vector: its lane 0 stores; a batch: lane b stores vector b, one coalesced store.
-template <class Cfg, class TY>
-__device__ __forceinline__ void store_row(const float (&sum)[Cfg::kBatch], TY* __restrict__ y, std::int64_t row,
-                                          float alpha, float beta, int lane) {
-  constexpr int NB = Cfg::kBatch;
-  if constexpr (NB == 1) {
-    if (lane == 0) {
-      float out = __fmul_rn(alpha, sum[0]);
-      if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
-      y[row] = from_f32<TY>(out);
-    }
-  } else if (lane < NB) {
-    float mine = sum[0];
-#pragma unroll
-    for (int b = 1; b < NB; ++b)
-      if (lane == b) mine = sum[b];
-    TY* yr = y + row * NB + lane;
-    float out = __fmul_rn(alpha, mine);
-    if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(*yr), out);
-    *yr = from_f32<TY>(out);
   }
 }
 
@@ -587,8 +531,17 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       }
     }
 
+    // Per vector: the accumulators in order, then the butterfly over the row's lanes (every lane
+    // ends with the sum).
     float sum[NB];
-    reduce_row<Cfg>(acc, sum);
+#pragma unroll
+    for (int b = 0; b < NB; ++b) {
+      sum[b] = acc[b][0];
+#pragma unroll
+      for (int k = 1; k < Cfg::kAcc; ++k) sum[b] = __fadd_rn(sum[b], acc[b][k]);
+#pragma unroll
+      for (int off = L / 2; off >= 1; off >>= 1) sum[b] = __fadd_rn(sum[b], __shfl_xor_sync(0xffffffffu, sum[b], off, L));
+    }
     if constexpr (splits > 1) {
       __shared__ float parts[32 * NB];  // one reduced part per warp of the block and vector
       if (lane == 0) {
@@ -603,102 +556,25 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       }
       row_group_bar(1 + warp / splits, 32 * splits);  // parts are rewritten for the next row
     }
-    if (sp == 0 && has_row) store_row<Cfg>(sum, y, row, alpha, beta, lane);
+    if constexpr (NB == 1) {
+      if (sp == 0 && lane == 0 && has_row) {
+        float out = __fmul_rn(alpha, sum[0]);
+        if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
+        y[row] = from_f32<TY>(out);
+      }
+    } else if (sp == 0 && lane < NB) {
+      // Lane b stores vector b's element: one coalesced store of the row's NB outputs.
+      float mine = sum[0];
+#pragma unroll
+      for (int b = 1; b < NB; ++b)
+        if (lane == b) mine = sum[b];
+      TY* yr = y + row * NB + lane;
+      float out = __fmul_rn(alpha, mine);
+      if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(*yr), out);
+      *yr = from_f32<TY>(out);
+    }
   }
   if (!x_ready) x.ready();  // a warp without rows still arrives at the block's barrier
-}
-
-// Schedule::stream_rows = k > 1: warps stride over units of k consecutive rows, each unit one stream
-// of groups from its first row's ROMA start to its last row's end, with the next group's loads in
-// flight across row ends. The open row is closed (reduced) in the step that holds its end, and the
-// next row starts in that same step; a row's steps are those of the stream that hold its elements
-// (macko::stream_window_start), each the row's own masked or interior step. Lane j keeps row j's sum
-// until the unit ends, then lanes 0..k-1 store the unit's outputs at once. One vector, one warp-wide
-// part, prefetch on (Schedule::valid and the compiled variants).
-template <class Cfg, class T, class TY, class XSrc>
-__device__ __forceinline__ void spmv_units(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                                           const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
-                                           std::int64_t rows, float alpha, float beta, int k) {
-  static_assert(Cfg::kSplits == 1 && Cfg::kRowLanes == 32 && Cfg::kBatch == 1 && Cfg::kPrefetch,
-                "Schedule::valid: stream_rows");
-  constexpr int DB = Cfg::kDeltaBits;
-  using Idx = typename Cfg::Idx;
-  using Ptr = std::conditional_t<Cfg::kWide, std::uint64_t, std::uint32_t>;
-  const int lane = static_cast<int>(threadIdx.x & 31);
-  const int warps = static_cast<int>(blockDim.x >> 5);
-  const std::int64_t stride = std::int64_t(gridDim.x) * warps;
-  const std::int64_t units = (rows + k - 1) / k;
-  bool x_ready = false;
-  for (std::int64_t unit = std::int64_t(blockIdx.x) * warps + (threadIdx.x >> 5); unit < units; unit += stride) {
-    const std::int64_t r0 = unit * k;
-    const int n = static_cast<int>(rows - r0 < k ? rows - r0 : k);  // rows of this unit
-    // The unit's n + 1 row bounds, one per lane 0..n (k < 32); each row's pair is shuffled out.
-    Ptr p = 0;
-    if (lane <= n) p = static_cast<const Ptr*>(row_ptr)[r0 + lane];
-    const Idx last = static_cast<Idx>(__shfl_sync(0xffffffffu, p, n));
-    Idx begin = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 0));
-    Idx end = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 1));
-    const Idx start = begin & ~Idx{macko::align_unit(DB) - 1};
-    int i = 0;           // the open row is r0 + i, its elements [begin, end)
-    float mine = 0.0f;   // lane j < n: row r0 + j's sum once closed
-    float acc[1][Cfg::kAcc];
-#pragma unroll
-    for (int a = 0; a < Cfg::kAcc; ++a) acc[0][a] = 0.0f;
-    int base = -1;
-    // Closes the open row (its sum to lane i) and opens the next (warp-uniform).
-    auto close_row = [&] {
-      float sum[1];
-      reduce_row<Cfg>(acc, sum);
-      if (lane == i) mine = sum[0];
-      ++i;
-      begin = end;
-      end = static_cast<Idx>(__shfl_sync(0xffffffffu, p, i < n ? i + 1 : n));
-#pragma unroll
-      for (int a = 0; a < Cfg::kAcc; ++a) acc[0][a] = 0.0f;
-      base = -1;
-    };
-    Group<Cfg> cur, nxt;
-    if (start < last) load_group<Cfg>(cur, start, last, lane, values, deltas);
-    if (!x_ready) {
-      x.ready();
-      x_ready = true;
-    }
-    for (Idx g0 = start; g0 < last; g0 += Cfg::kGroup) {
-      if (g0 + Cfg::kGroup < last) load_group<Cfg>(nxt, g0 + Cfg::kGroup, last, lane, values, deltas);
-      bool whole = false;
-      if constexpr (Cfg::kWholeGroups) whole = g0 >= begin && g0 + Cfg::kGroup <= end;
-      if (whole) {
-        whole_group<Cfg, T>(cur, lane, base, acc, x);
-        if (end == g0 + Cfg::kGroup) close_row();
-      } else {
-#pragma unroll
-        for (int u = 0; u < Cfg::kUnroll; ++u)
-#pragma unroll
-          for (int s = 0; s < Cfg::kSteps; ++s) {
-            const Idx step = g0 + Idx{u} * Cfg::kBlock + Idx{Cfg::kStep} * s;
-            if (step >= last || i == n) continue;  // warp-uniform: the unit's rows are done
-            const auto mine_w = step_word<Cfg>(cur.dw[u], s, lane);
-            const T* v = reinterpret_cast<const T*>(&cur.vv[u][s]);
-            // The open row has elements in this step (begin < step + kStep, end > step) unless it is
-            // empty; rows that end in it are closed and the next one starts here too.
-            while (true) {
-              if (begin < end) row_step<Cfg>(mine_w, v, step, begin, end, lane, base, acc, x);
-              if (end > step + Cfg::kStep) break;
-              close_row();
-              if (i == n || begin >= step + Cfg::kStep) break;
-            }
-          }
-      }
-      cur = nxt;
-    }
-    while (i < n) close_row();  // empty rows at the unit's end (begin == last), never stepped into
-    if (lane < n) {
-      float out = __fmul_rn(alpha, mine);
-      if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[r0 + lane]), out);
-      y[r0 + lane] = from_f32<TY>(out);
-    }
-  }
-  if (!x_ready) x.ready();  // a warp without units still arrives at the block's barrier
 }
 
 // x read through L1 (GlobalX).
@@ -708,7 +584,7 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
                                   TY* __restrict__ y, std::int64_t rows, std::int64_t cols, float alpha,
                                   float beta, const std::int32_t* __restrict__ split_bases) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
-  static_assert(!Cfg::kXShared && !Cfg::kStream, "x_shared schedules run macko_spmv_xs_kernel, stream_rows ones macko_spmv_units_kernel");
+  static_assert(!Cfg::kXShared, "x_shared schedules run macko_spmv_xs_kernel");
   (void)cols;
   spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T, Cfg::kBatch>{x}, y, rows, alpha, beta, split_bases);
 }
@@ -716,9 +592,16 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
 // x staged in shared memory (Schedule::x_shared). The block copies x (cols x batch elements) once: 16-byte
 // words with cp.async (all in flight at once, no registers), then the tail; each warp issues its
 // first row's loads before it waits for the copy (SharedX::ready). The grid is persistent (the host
-// launches at most the resident blocks), so x is read once per block. Returns the copy.
-template <class Cfg, class T>
-__device__ __forceinline__ T* stage_x(const T* __restrict__ x, std::int64_t cols) {
+// launches at most the resident blocks), so x is read once per block. __launch_bounds__(1024) holds
+// the kernel at 64 registers: two 512-thread blocks per SM (at 69 registers one, run 39).
+template <class Cfg, class T, class TY>
+__global__ void __launch_bounds__(1024)
+    macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
+                         const void* __restrict__ row_ptr, const T* __restrict__ x, TY* __restrict__ y,
+                         std::int64_t rows, std::int64_t cols, float alpha, float beta,
+                         const std::int32_t* __restrict__ split_bases) {
+  static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
+  static_assert(Cfg::kXShared, "schedules without x_shared run macko_spmv_kernel");
   extern __shared__ __align__(16) unsigned char macko_xs[];
   T* xs = reinterpret_cast<T*>(macko_xs);
   const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
@@ -745,39 +628,8 @@ __device__ __forceinline__ T* stage_x(const T* __restrict__ x, std::int64_t cols
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
     }
   }
-  return xs;
-}
-
-// __launch_bounds__(1024) holds the kernel at 64 registers: two 512-thread blocks per SM (at 69
-// registers one, run 39).
-template <class Cfg, class T, class TY>
-__global__ void __launch_bounds__(1024)
-    macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                         const void* __restrict__ row_ptr, const T* __restrict__ x, TY* __restrict__ y,
-                         std::int64_t rows, std::int64_t cols, float alpha, float beta,
-                         const std::int32_t* __restrict__ split_bases) {
-  static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
-  static_assert(Cfg::kXShared && !Cfg::kStream, "schedules without x_shared run macko_spmv_kernel");
-  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{stage_x<Cfg>(x, cols)}, y, rows,
-                 alpha, beta, split_bases);
-}
-
-// Units of stream_rows rows (Schedule::stream_rows), x through L1 or in shared memory. Held at
-// kStreamMaxRegs registers: unbounded, ptxas gives these kernels 62-64, so a 4-warp block's SM holds 8
-// blocks instead of the 9 of the one-row kernels (51-56 registers).
-inline constexpr int kStreamMaxRegs = 56;
-template <class Cfg, class T, class TY>
-__global__ void __maxnreg__(kStreamMaxRegs)
-    macko_spmv_units_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                            const void* __restrict__ row_ptr, const T* __restrict__ x, TY* __restrict__ y,
-                            std::int64_t rows, std::int64_t cols, float alpha, float beta, int stream_rows) {
-  static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
-  static_assert(Cfg::kStream, "schedules of one row per unit run macko_spmv_kernel or macko_spmv_xs_kernel");
-  if constexpr (Cfg::kXShared)
-    spmv_units<Cfg>(values, deltas, row_ptr, SharedX<T, 1, Cfg::kXSwizzle>{stage_x<Cfg>(x, cols)}, y, rows, alpha,
-                    beta, stream_rows);
-  else
-    spmv_units<Cfg>(values, deltas, row_ptr, GlobalX<T, 1>{x}, y, rows, alpha, beta, stream_rows);
+  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
+                 split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail

@@ -187,8 +187,7 @@ SparseRows<T> build(const Recipe& rec) {
 }
 
 // Schedules of the MACKO model: every delta width x accumulator count x lane elements x row splits,
-// and 16 lanes per row (two rows per warp) or units of several rows (stream_rows) where the row is one
-// part.
+// and 16 lanes per row (two rows per warp) where the row is one part.
 inline rc::Gen<macko::Schedule> gen_schedule() {
   using namespace rc;
   return gen::exec([] {
@@ -200,7 +199,6 @@ inline rc::Gen<macko::Schedule> gen_schedule() {
     s.row_splits = *gen::element(1, 1, 2, 4, 8).as("row splits");
     s.warps_per_block = s.row_splits == 1 ? *gen::element(1, 4, 8) : s.row_splits * *gen::element(1, 2, 4);
     if (s.row_splits == 1) s.row_lanes = *gen::element(32, 16).as("row lanes");
-    if (s.row_splits == 1 && s.row_lanes == 32) s.stream_rows = *gen::element(1, 1, 2, 3, 7, 31).as("stream rows");
     return s;
   });
 }
@@ -219,6 +217,6 @@ inline void showValue(const Schedule& s, std::ostream& os) {
   os << "{delta_bits=" << s.delta_bits << " lane_accumulators=" << s.lane_accumulators
      << " warps_per_block=" << s.warps_per_block << " unroll_blocks=" << s.unroll_blocks
      << " lane_elems=" << s.lane_elems << " row_splits=" << s.row_splits << " row_lanes=" << s.row_lanes
-     << " stream_rows=" << s.stream_rows << " batch=" << s.batch << "}";
+     << " batch=" << s.batch << "}";
 }
 }  // namespace warpsparse::macko

@@ -56,8 +56,7 @@ void macko_batch_property(std::initializer_list<int> batches) {
   const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
   macko::Schedule s = *gen_schedule().as("schedule");
   s.batch = *rc::gen::elementOf(std::vector<int>(batches)).as("batch");
-  s.row_lanes = macko::kWarpLanes;  // batches run a warp per row and a row per unit (Schedule::valid)
-  s.stream_rows = 1;
+  s.row_lanes = macko::kWarpLanes;  // batches run a warp per row (Schedule::valid)
   const Epilogue ep = gen_epilogue();
   MackoParams p;
   p.force_wide_row_pointers = *rc::gen::arbitrary<bool>().as("force_wide_row_pointers");
@@ -318,22 +317,6 @@ TEST_CASE("MACKO row splits: the parts tile [aligned_begin, end) and start insid
   const macko::RowAligner ra(40, 40 + 6200, 4);
   for (int j = 1; j < 4; ++j)
     CHECK(std::llabs(ra.split_start(j, 4) - (ra.aligned_begin + (ra.end - ra.aligned_begin) * j / 4)) < kU);
-}
-
-TEST_CASE("MACKO units of several rows: a row's steps start at the stream block that holds its first element") {
-  // Exhaustive over small offsets: the start is on the stream's block grid, at or before the row's
-  // first element and less than a block before it; with one row per unit it is the ROMA start.
-  for (const int db : {1, 2, 4, 8})
-    for (const std::int64_t block : {std::int64_t{macko::elems_per_block(db)}, std::int64_t{128}, std::int64_t{64}})
-      for (std::int64_t origin = 0; origin <= 64; origin += macko::align_unit(db))
-        for (std::int64_t begin = origin; begin < origin + 3 * block; ++begin) {
-          const std::int64_t s = macko::stream_window_start(origin, begin, block);
-          REQUIRE((s - origin) % block == 0);
-          REQUIRE(s <= begin);
-          REQUIRE(begin - s < block);
-          const macko::RowAligner ra(begin, begin + 1, db);
-          if (block >= macko::align_unit(db)) REQUIRE(macko::stream_window_start(ra.aligned_begin, begin, block) == ra.aligned_begin);
-        }
 }
 
 TEST_CASE("MACKO persistent grids: balanced_blocks keeps the rounds, is the fewest such blocks, and evens the rows") {

@@ -102,8 +102,7 @@ void check_case(const Case& c) {
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
               ", lane elements " + std::to_string(c.sched.lane_elems) + ", row splits " +
               std::to_string(c.sched.row_splits) + ", x_shared " + std::to_string(c.sched.x_shared) + ", x_swizzle " +
-              std::to_string(c.sched.x_swizzle) + ", row lanes " + std::to_string(c.sched.row_lanes) +
-              ", stream rows " + std::to_string(c.sched.stream_rows) + ")");
+              std::to_string(c.sched.x_swizzle) + ", row lanes " + std::to_string(c.sched.row_lanes) + ")");
     }
   }
   // Model vs oracle within the derived bound, every vector: the rule `warpsparse verify` and the
@@ -119,9 +118,8 @@ void check_case(const Case& c) {
   }
 }
 
-// kind: the batch-1 schedules, the batched ones, batch 1 with two rows per warp only, or batch 1 with
-// units of several rows (Schedule::stream_rows) only.
-enum class Kind { one, batched, two_rows, stream };
+// kind: the batch-1 schedules, the batched ones, or batch 1 with two rows per warp only.
+enum class Kind { one, batched, two_rows };
 rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
   return rc::gen::exec([big, kind] {
     Case c;
@@ -157,10 +155,6 @@ rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
       // through L1 or in shared memory.
       c.sched.row_lanes = 16;
       c.sched.lane_elems = *rc::gen::element(8, 4).as("lane elements");
-      c.sched.x_shared = *rc::gen::arbitrary<bool>().as("x_shared");
-    } else if (kind == Kind::stream) {
-      // The compiled stream variants: the default loads, x through L1 or in shared memory, any k.
-      c.sched.stream_rows = *rc::gen::element(2, 3, 4, 5, 8, 31).as("stream rows");
       c.sched.x_shared = *rc::gen::arbitrary<bool>().as("x_shared");
     } else if (c.delta_bits == 4) {
       // The compiled 4-bit variants (kernels/macko_spmv.cu).
@@ -207,13 +201,6 @@ TEST_CASE("MACKO kernel with two rows per warp equals its warp model bit for bit
   rc::prop("fp16 -> fp16, 16 lanes per row", [] { check_case<half, half>(*gen_case(false, Kind::two_rows)); });
   rc::prop("fp16 -> fp32, 16 lanes per row", [] { check_case<half, float>(*gen_case(true, Kind::two_rows)); });
   rc::prop("bf16 -> bf16, 16 lanes per row", [] { check_case<bfloat16, bfloat16>(*gen_case(true, Kind::two_rows)); });
-}
-
-// Schedule::stream_rows = k: units of k rows walked as one stream, rows closed in the step of their end.
-TEST_CASE("MACKO kernel with units of several rows equals its warp model bit for bit", "[gpu][macko]") {
-  rc::prop("fp16 -> fp16, stream rows", [] { check_case<half, half>(*gen_case(false, Kind::stream)); });
-  rc::prop("fp16 -> fp32, stream rows", [] { check_case<half, float>(*gen_case(true, Kind::stream)); });
-  rc::prop("bf16 -> bf16, stream rows", [] { check_case<bfloat16, bfloat16>(*gen_case(true, Kind::stream)); });
 }
 
 TEST_CASE("batched MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {

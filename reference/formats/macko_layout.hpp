@@ -106,14 +106,6 @@ WS_HD constexpr std::int64_t balanced_blocks(std::int64_t blocks, std::int64_t c
   return (blocks + rounds - 1) / rounds;
 }
 
-// Schedule::stream_rows: where the steps of a row begin in its unit's stream. origin is the ROMA
-// start of the unit's first row (aligned_begin), block the schedule's elems_per_block; the result is
-// the start of the block that holds the row's first element. With one row per unit it is the row's
-// own ROMA start (begin - origin < align_unit <= block).
-WS_HD constexpr std::int64_t stream_window_start(std::int64_t origin, std::int64_t begin, std::int64_t block) {
-  return origin + (begin - origin) / block * block;
-}
-
 // Schedule of a MACKO SpMV kernel. The kernel and its warp model both take this struct; the
 // fields that change arithmetic order (accumulators) are replayed exactly by the model, the
 // others (unroll, warps per block) change only which loads are in flight.
@@ -181,16 +173,6 @@ struct Schedule {
   // whose rows hold <= ~700 nonzeros; slower on longer rows and on square and wide matrices.
   // gpu::default_schedule picks it for tall matrices of <= 9216 columns and <= 768 nonzeros per row.
   int row_lanes = kWarpLanes;
-  // Rows per unit of work: 1 (a warp per row, the paper's kernel) or k in 2..31. A warp walks the k
-  // consecutive rows of its unit as one stream of loads: its steps start at the ROMA start of the
-  // unit's first row and go on across the row ends (stream_window_start), so the next row's first
-  // loads are in flight while the current row's last step computes, and the step holding a row end
-  // is loaded once and computed for each row in it. Lanes 0..k load the unit's k + 1 row bounds at
-  // once. A row's steps then begin at the step of its unit's stream that holds its first element,
-  // up to elems_per_block - 1 elements early, so its bits depend on k (the model takes the same k).
-  // One vector and one warp-wide part (batch = 1, row_splits = 1, row_lanes = 32); the kernels are
-  // built with prefetch. Lane j keeps row j's sum until the unit ends: one store of k outputs.
-  int stream_rows = 1;
 
   WS_HD constexpr int elems_per_step() const { return row_lanes * lane_elems; }
   WS_HD constexpr int rows_per_warp() const { return kWarpLanes / row_lanes; }
@@ -215,9 +197,7 @@ struct Schedule {
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
            (row_splits == 1 || warps_per_block / row_splits <= 15) &&
-           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1)) &&
-           stream_rows >= 1 && stream_rows < kWarpLanes &&
-           (stream_rows == 1 || (row_splits == 1 && row_lanes == kWarpLanes && batch == 1));
+           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1));
   }
 };
 

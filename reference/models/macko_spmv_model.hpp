@@ -19,12 +19,6 @@
 // shuffle is segmented to 16 lanes (scan, step total, delta redistribution, a 4-level butterfly),
 // so no value crosses halves, and the steps the shorter row's half walks past its end are fully
 // masked. The model therefore walks each row on lanes 0-15 of the emulated warp, lanes 16-31 idle.
-// With Schedule::stream_rows = k > 1 a warp walks k consecutive rows as one stream: lanes 0..k load
-// the unit's bounds at once, and a row's steps begin at the block of the stream (from the first row's
-// ROMA start) that holds its first element, so up to elems_per_block - 1 elements in front of it are
-// masked; a step holding a row end is computed for each row in it, in row order. The model walks
-// each row's steps as above from that start. Its traffic counts such a step once per row; the kernel
-// loads it once.
 // Schedule::prefetch and Schedule::x_shared change only when the loads are issued and where x is
 // read from (L1 or a shared-memory copy), not the values nor the arithmetic: the model ignores them.
 // With Schedule::batch = B > 1, x is cols x B and y rows x B (row-major): each gather of step 5 is
@@ -108,37 +102,24 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
     return out;
   };
 
-  const int unit_rows = sched.stream_rows;  // rows per unit
-  Lanes<std::int64_t> unit_ptr{};     // lane l: row_ptr[r0 + l] of the current unit
-  std::int64_t r0 = 0, origin = 0;
   for (std::int64_t r = 0; r < a.rows; ++r) {
-    // 1. row bounds, once per unit of k rows: lanes 0..n load row_ptr[r0 .. r0 + n] (n: the unit's
-    //    rows; one row: lanes 0 and 1), and shfl broadcasts lanes r - r0 and r - r0 + 1.
-    if (r % unit_rows == 0) {
-      r0 = r;
-      const int n = static_cast<int>(std::min<std::int64_t>(unit_rows, a.rows - r0));
-      const std::uint32_t pact = n + 1 == kWarpSize ? kFullMask : (1u << (n + 1)) - 1;  // n <= 31 (Schedule::valid)
-      const Lanes<std::int64_t> pidx = per_lane([&](int l) { return r0 + (l <= n ? l : 0); });
-      if (a.row_ptr.wide) {
-        const auto p = g_ptr64.gather(pact, pidx, &tr.row_ptr);
-        unit_ptr = per_lane([&](int l) { return static_cast<std::int64_t>(p[l]); });
-      } else {
-        const auto p = g_ptr32.gather(pact, pidx, &tr.row_ptr);
-        unit_ptr = per_lane([&](int l) { return static_cast<std::int64_t>(p[l]); });
-      }
-      // The unit's stream starts at its first row's ROMA start.
-      origin = macko::RowAligner(unit_ptr[0], unit_ptr[0], db).aligned_begin;
+    // 1. row bounds: lanes 0 and 1 load, lane 0's and lane 1's values are broadcast.
+    const Lanes<std::int64_t> pidx = per_lane([&](int l) { return r + (l & 1); });
+    std::int64_t begin, end;
+    if (a.row_ptr.wide) {
+      const auto p = g_ptr64.gather(0x3u, pidx, &tr.row_ptr);
+      begin = static_cast<std::int64_t>(p[0]);
+      end = static_cast<std::int64_t>(p[1]);
+    } else {
+      const auto p = g_ptr32.gather(0x3u, pidx, &tr.row_ptr);
+      begin = p[0];
+      end = p[1];
     }
-    const std::int64_t begin = unit_ptr[r - r0], end = unit_ptr[r - r0 + 1];
     const macko::RowAligner ra(begin, end, db);
     std::array<float, 8> row_sum{};
     std::int64_t carry = -1;  // running column at the end of the parts walked so far
     for (int sp = 0; sp < splits; ++sp) {
-      // Part 0 starts at the block of the unit's stream that holds the row's first element: the ROMA
-      // start with one row per unit (Schedule::stream_rows).
-      const std::int64_t start = sp == 0 ? macko::stream_window_start(origin, begin, sched.elems_per_block())
-                                         : ra.split_start(sp, splits);
-      const std::int64_t stop = ra.split_start(sp + 1, splits);
+      const std::int64_t start = ra.split_start(sp, splits), stop = ra.split_start(sp + 1, splits);
       const std::int64_t lo = std::max(begin, start);  // elements of this part: [lo, stop)
       Lanes<std::array<std::array<float, 8>, 8>> acc{};  // [lane][vector][accumulator]
       std::int64_t base = -1;  // column of the last element before this step (row starts at -1)
@@ -266,10 +247,9 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
 // Longest fp32 accumulation chain of one row under a schedule, for SpmvBound: elements per
 // accumulator per lane, plus the accumulator sum and the log2(row_lanes) butterfly levels.
 inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits, const macko::Schedule& s) {
-  // Elements masked in front of the row: the ROMA offset, or with stream_rows > 1 up to a block.
-  const std::int64_t lead = s.stream_rows > 1 ? s.elems_per_block() : macko::align_unit(delta_bits);
+  const std::int64_t unit = macko::align_unit(delta_bits);
   const std::int64_t step = s.elems_per_step();
-  const std::int64_t steps = (row_elements + lead - 1 + step - 1) / step + 1;
+  const std::int64_t steps = (row_elements + unit - 1 + step - 1) / step + 1;
   const std::int64_t per_acc = steps * ((s.lane_elems + s.lane_accumulators - 1) / s.lane_accumulators);
   // Parts of a split row are shorter; their sum adds row_splits - 1 roundings.
   return per_acc + (s.lane_accumulators - 1) + std::countr_zero(static_cast<unsigned>(s.row_lanes)) + (s.row_splits - 1);
