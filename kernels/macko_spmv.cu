@@ -295,7 +295,7 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
     // The persistent grid works through the rows in rounds of the rows it holds at once. When the
     // last round is less than kXSharedSplitTail full, most warps idle for a long row's time at the
     // end; rows split over two warps (8-warp blocks) halve that unit, which pays while each half
-    // keeps kXSharedMinWarpNnz nonzeros (the tall rule's unit). H100, runs 44-45: the four
+    // keeps kXSharedMinWarpNnz nonzeros. H100, runs 44-45: the four
     // Appendix D shapes with such a tail (9216x36864, 9216^2, 5120^2, 5120x13824: 1.2-2.2 rounds)
     // gain 2.5-8 % where half rows hold >= 2560 nonzeros, tie at 2074-2304 and lose 4-9 % at
     // 768-1382; shapes with a fuller last round (7168^2, 12288^2) lose with splits.
@@ -320,10 +320,13 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   // faster at d = 1.0 / 0.7 on those shapes, 2-15 % on the 3584-5120-column ones the rule covers.
   // Run 76 filled the gap between this rule and the low-density one: at d = 0.2 x in shared memory
   // is 0.9-7 % faster on all six tall shapes of 7168-9216 columns, so from kXSharedLowMinCols
-  // columns on it holds at every density. Narrower tall matrices keep the nonzeros-per-row test:
-  // there it won 3-10 % at d = 0.2 / 0.3 on 11008-20480 rows but lost 0.2-1.4 % on 32000.
-  if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane &&
-      (cols >= kXSharedLowMinCols || density * static_cast<double>(cols) >= kXSharedMinWarpNnz)) {
+  // columns on it holds at every density. Narrower tall matrices then kept a test of >= 2048
+  // nonzeros per row (x in shared memory lost 0.2-1.4 % on 32000 rows). Since balanced rounds
+  // (launch_variant) that test is gone: on the seven tall Appendix D shapes of 3584-5120 columns at
+  // d = 0.2 ... 0.5 (run 103, 717-2560 nonzeros per row) x in shared memory is faster in 40 of 42
+  // cases (+0.4 to +14.5 %; 32000x5120 at d = 0.3 54.3 -> 53.7 us) and 0.3 / 0.9 % slower on
+  // 32000x4096 at d = 0.2 / 0.25. Shorter rows take the two-rows rule above.
+  if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane) {
     s.x_shared = true;
     s.warps_per_block = x_shared_warps_per_block(rows, cols);
     return s;

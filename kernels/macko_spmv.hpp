@@ -50,13 +50,13 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements 
 // The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit
 // deltas it stages x in shared memory where cols >= rows (up to kXSharedDefaultMaxCols columns;
-// 16-warp blocks), on tall matrices of kXSharedLowMinCols to kXSharedTallMaxCols columns (4-warp
-// blocks), on narrower tall ones whose rows hold kXSharedMinWarpNnz nonzeros or more (expected:
-// density * cols), and at density <= kLowDensity on every matrix of kXSharedLowMinCols to
-// kXSharedDefaultMaxCols columns. Tall matrices of at most kXSharedTallMaxCols columns whose rows
+// 16-warp blocks), on tall matrices of at most kXSharedTallMaxCols columns (4-warp blocks; below
+// kXSharedLowMinCols columns with 8 elements per lane, i.e. above kLowDensity), and at density <=
+// kLowDensity on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns. Tall matrices of at most kXSharedTallMaxCols columns whose rows
 // hold at most kTwoRowsMaxNnz nonzeros run two rows per warp (Schedule::row_lanes = 16).
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
+// Nonzeros a warp's part of a row keeps where rows are split over two warps (below).
 inline constexpr double kXSharedMinWarpNnz = 2048;
 // Block size of the batch-1 schedules with x in shared memory: 4 warps on tall matrices of at most
 // kXSharedTallMaxCols columns (more blocks, each a small copy of x), 16 otherwise (H100, runs 34-43).

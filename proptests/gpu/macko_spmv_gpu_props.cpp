@@ -298,16 +298,18 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE_FALSE(w.sched.x_shared);
     REQUIRE(w.sched.row_splits == 2);
     check_case<half, half>(w);
-    // Tall: x in shared memory (4-warp blocks) where rows are long enough, through L1 otherwise.
+    // Tall (<= kXSharedTallMaxCols columns): x in shared memory, 4-warp blocks.
     Case t{5001, 4500, {analysis::Pattern::bernoulli, 0.5, 0}, 79, 4, gpu::default_schedule(4, 0.5, 5001, 4500),
            false, false, 1.0f, 0.5f};
     REQUIRE(t.sched.x_shared);
     REQUIRE(t.sched.warps_per_block == 4);
     check_case<half, half>(t);
-    REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row
-    REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);        // >= kXSharedLowMinCols: any density
+    REQUIRE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row (run 103)
+    REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);  // >= kXSharedLowMinCols: any density
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).warps_per_block == 4);
-    REQUIRE_FALSE(gpu::default_schedule(4, 0.2, 50000, 5120).x_shared);  // < kXSharedLowMinCols: x through L1
+    REQUIRE(gpu::default_schedule(4, 0.2, 50000, 5120).x_shared);  // 1024 nonzeros per row (run 103)
+    REQUIRE(gpu::default_schedule(4, 0.2, 50000, 5120).warps_per_block == 4);
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5000, 5001).warps_per_block == 4);  // not tall: 16-warp blocks
     // Short rows (<= kTwoRowsMaxNnz nonzeros) on tall matrices of <= kXSharedTallMaxCols columns: two
     // rows per warp, x in shared memory; longer rows, or square and wide matrices: one warp per row.
     for (const auto& [sr, sc, sd, lanes] :
