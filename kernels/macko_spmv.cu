@@ -294,20 +294,21 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
     s.x_shared = true;
     // The persistent grid works through the rows in rounds of the rows it holds at once. When the
     // last round is less than kXSharedSplitTail full, most warps idle for a long row's time at the
-    // end; rows split over two warps (8-warp blocks) halve that unit, which pays while each half
-    // keeps kXSharedMinWarpNnz nonzeros. H100, runs 44-45: the four
-    // Appendix D shapes with such a tail (9216x36864, 9216^2, 5120^2, 5120x13824: 1.2-2.2 rounds)
-    // gain 2.5-8 % where half rows hold >= 2560 nonzeros, tie at 2074-2304 and lose 4-9 % at
-    // 768-1382; shapes with a fuller last round (7168^2, 12288^2) lose with splits.
+    // end; rows split over two warps halve that unit, which pays while each half keeps
+    // kXSharedMinWarpNnz nonzeros. H100, runs 44-45 (8-warp blocks): the four Appendix D shapes with
+    // such a tail (9216x36864, 9216^2, 5120^2, 5120x13824: 1.2-2.2 rounds) gain 2.5-8 % where half
+    // rows hold >= 2560 nonzeros, tie at 2074-2304 and lose 4-9 % at 768-1382; shapes with a fuller
+    // last round (7168^2, 12288^2) lose with splits. The blocks stay at 16 warps (8 rows): both sizes
+    // hold 32 warps per SM by registers, but 16-warp blocks copy x half as often, and x of 36864
+    // columns (72 KiB) fits only three 8-warp blocks (24 warps). Run 106, same run, d = 1.0 / 0.5 /
+    // 0.3: 9216x36864 +0.6 / +3.9 / +3.8 %, 5120x13824 +2.5 / +2.9 / +2.9 %, 9216^2 and 5120^2
+    // +1.4 to +2.3 % at d = 1.0 / 0.5 (where they split); at d = 0.3, where they do not, -0.5 %.
     if (s.lane_elems == macko::kElemsPerLane && density * static_cast<double>(cols) >= 2 * kXSharedMinWarpNnz) {
       const std::int64_t held = x_shared_resident_rows(cols, s.warps_per_block);
       if (held > 0 && rows > held) {
         const double rounds = static_cast<double>(rows) / static_cast<double>(held);
         const double tail = rounds - std::floor(rounds);
-        if (tail > 0 && tail < kXSharedSplitTail) {
-          s.warps_per_block = 8;
-          s.row_splits = 2;
-        }
+        if (tail > 0 && tail < kXSharedSplitTail) s.row_splits = 2;
       }
     }
     return s;
@@ -326,7 +327,12 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   // d = 0.2 ... 0.5 (run 103, 717-2560 nonzeros per row) x in shared memory is faster in 40 of 42
   // cases (+0.4 to +14.5 %; 32000x5120 at d = 0.3 54.3 -> 53.7 us) and 0.3 / 0.9 % slower on
   // 32000x4096 at d = 0.2 / 0.25. Shorter rows take the two-rows rule above.
-  if (delta_bits == 4 && rows > cols && cols <= kXSharedTallMaxCols && s.lane_elems == macko::kElemsPerLane) {
+  // Above kXSharedTallMaxCols columns the blocks have 16 warps (x_shared_warps_per_block). Run 77
+  // found that x through L1 was still 0.8-1.6 % faster at d = 0.7 / 1.0 on 12288 columns; with
+  // balanced rounds (run 106, same run) x in shared memory on 16-warp blocks is faster at every
+  // density measured: 36864x12288 +1.5 / +1.1 / +1.5 / +3.4 % and 49152x12288 +2.3 / +1.0 / +1.4 /
+  // +2.0 % at d = 1.0 / 0.7 / 0.5 / 0.3 (4-warp blocks lose 4-10 %).
+  if (delta_bits == 4 && rows > cols && cols <= kXSharedDefaultMaxCols && s.lane_elems == macko::kElemsPerLane) {
     s.x_shared = true;
     s.warps_per_block = x_shared_warps_per_block(rows, cols);
     return s;

@@ -49,11 +49,13 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements 
 
 // The schedule the kernel uses for a matrix with these delta bits, density (nnz / (rows*cols)) and
 // shape when the caller does not pick one (rows = 0: shape unknown, one warp per row). With 4-bit
-// deltas it stages x in shared memory where cols >= rows (up to kXSharedDefaultMaxCols columns;
-// 16-warp blocks), on tall matrices of at most kXSharedTallMaxCols columns (4-warp blocks; below
-// kXSharedLowMinCols columns with 8 elements per lane, i.e. above kLowDensity), and at density <=
-// kLowDensity on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns. Tall matrices of at most kXSharedTallMaxCols columns whose rows
-// hold at most kTwoRowsMaxNnz nonzeros run two rows per warp (Schedule::row_lanes = 16).
+// deltas it stages x in shared memory on every matrix of up to kXSharedDefaultMaxCols columns with 8
+// elements per lane (where cols >= rows, and on tall matrices of kXSharedLowMinCols columns or more,
+// at any density; on narrower tall ones above kLowDensity), 4-warp blocks on tall matrices of at
+// most kXSharedTallMaxCols columns and 16-warp blocks otherwise (x_shared_warps_per_block); and at
+// density <= kLowDensity on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns.
+// Tall matrices of at most kXSharedTallMaxCols columns whose rows hold at most kTwoRowsMaxNnz
+// nonzeros run two rows per warp (Schedule::row_lanes = 16).
 inline constexpr std::int64_t kXSharedDefaultMaxCols = 49152;
 inline constexpr std::int64_t kXSharedTallMaxCols = 9216;
 // Nonzeros a warp's part of a row keeps where rows are split over two warps (below).
@@ -63,7 +65,7 @@ inline constexpr double kXSharedMinWarpNnz = 2048;
 inline int x_shared_warps_per_block(std::int64_t rows, std::int64_t cols) {
   return rows > cols && cols <= kXSharedTallMaxCols ? 4 : 16;
 }
-// Where cols >= rows, the default splits rows over two warps (8-warp blocks) when the persistent
+// Where cols >= rows, the default splits rows over two warps (16-warp blocks, 8 rows) when the persistent
 // grid's last round of rows is less than kXSharedSplitTail full (it queries the device for the
 // resident blocks) and each half row still holds kXSharedMinWarpNnz nonzeros.
 inline constexpr double kXSharedSplitTail = 0.5;

@@ -336,7 +336,9 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
       REQUIRE(low.warps_per_block == lw);
       REQUIRE(gpu::is_compiled(low));
     }
-    REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 50000, 12288).x_shared); // x wider than the rule
+    REQUIRE(gpu::default_schedule(4, 0.5, 50000, 12288).x_shared);  // tall, wider x: 16-warp blocks (run 106)
+    REQUIRE(gpu::default_schedule(4, 0.5, 50000, 12288).warps_per_block == 16);
+    REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 60000, 50000).x_shared);  // x wider than kXSharedDefaultMaxCols
     // cols >= rows: rows split over two warps when the persistent grid's last round of rows is less
     // than kXSharedSplitTail full and half rows keep kXSharedMinWarpNnz nonzeros; whole rows
     // otherwise. (The split x_shared kernel itself is among the random schedules above.)
@@ -344,7 +346,7 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE(held > 0);
     const std::int64_t short_tail = held + held / 5, long_tail = held + held * 4 / 5;
     REQUIRE(gpu::default_schedule(4, 0.5, short_tail, 20000).row_splits == 2);
-    REQUIRE(gpu::default_schedule(4, 0.5, short_tail, 20000).warps_per_block == 8);
+    REQUIRE(gpu::default_schedule(4, 0.5, short_tail, 20000).warps_per_block == 16);  // 8 rows per block
     REQUIRE(gpu::default_schedule(4, 0.5, long_tail, 20000).row_splits == 1);
     REQUIRE(gpu::default_schedule(4, 0.5, held / 2, 20000).row_splits == 1);   // one partial round
     REQUIRE(gpu::default_schedule(4, 0.15, short_tail, 20000).row_splits == 1);  // low density: whole rows
