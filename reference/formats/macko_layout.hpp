@@ -142,11 +142,11 @@ struct Schedule {
   // at most the resident blocks are launched, each reads x once). Only where the values come from
   // changes, so the warp model ignores it. Needs cols * 2 bytes of shared memory per block.
   // gpu::default_schedule picks it with 16 warps per block where cols >= rows (faster there in 46
-  // of 54 measured cases, kernels/NOTES.md, runs 34-36), and with 4 warps per block on tall
-  // matrices of <= 9216 columns and >= 2048 nonzeros per row (run 41) or >= 7168 columns (run 76);
+  // of 54 measured cases, kernels/NOTES.md, runs 34-36), on tall matrices with 4 warps per block up
+  // to 9216 columns and 16 above (runs 41, 76, 103, 106; narrower than 7168 columns above d = 0.15);
   // where cols >= rows and the grid's last round of rows is short, with rows split over two warps
-  // (run 45); at d <= 0.15 on every matrix of >= 7168 columns (run 72d); with two rows per warp on
-  // short rows (row_lanes, run 81).
+  // (runs 45, 106); at d <= 0.15 on every matrix of >= 7168 columns (run 72d); with two rows per
+  // warp on short rows (row_lanes, run 81). Up to 49152 columns (kXSharedDefaultMaxCols).
   bool x_shared = false;
   // Vectors multiplied at once (1, 2, 4 or 8): Y = alpha A X + beta Y with X of cols x batch and Y
   // of rows x batch, both row-major, so the batch values of one column of X are one vector load
