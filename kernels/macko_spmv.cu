@@ -283,27 +283,49 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
     if (rows > cols || cols >= 3 * rows) s.lane_elems = macko::kElemsPerLane;
     return s;
   }
-  // x in shared memory on a persistent grid of 16-warp blocks, one warp per row (H100, run 34: the
-  // 15 Appendix D shapes with rows x cols >= 12288^2 at d = 0.5 / 0.3 / 0.1, against the schedules
-  // below). Where cols >= rows it is faster in 15 of 18 cases, by 10 % on 12288^2 and 12-23 % on
-  // the wide shapes at d = 0.1, and at most 4.4 % slower (9216x36864, d = 0.5); where rows > cols
-  // it is slower in 17 of 27 (up to 10 %, 32000x5120), so tall matrices keep x in L1. Capped at the
-  // widest x measured (49152 columns, 96 KiB: two blocks per SM).
-  if (delta_bits == 4 && rows > 0 && cols >= rows && cols <= kXSharedDefaultMaxCols) {
-    s.warps_per_block = x_shared_warps_per_block(rows, cols);
+  // x in shared memory on a persistent grid, up to the widest x measured (kXSharedDefaultMaxCols
+  // columns, 96 KiB: two blocks per SM): where cols >= rows, and on tall matrices with 8 elements per
+  // lane; 4-warp blocks on tall matrices of at most kXSharedTallMaxCols columns, 16-warp blocks
+  // otherwise (x_shared_warps_per_block).
+  // - cols >= rows (H100, run 34: the 15 Appendix D shapes with rows x cols >= 12288^2 at d = 0.5 /
+  //   0.3 / 0.1, against x through L1): faster in 15 of 18 cases, by 10 % on 12288^2 and 12-23 % on
+  //   the wide shapes at d = 0.1, and at most 4.4 % slower (9216x36864, d = 0.5).
+  // - Tall matrices: run 34 found x in shared memory slower in 17 of 27 tall cases (up to 10 %,
+  //   32000x5120). Since x's copy overlaps each warp's first loads (485d29d), with 4-warp blocks it
+  //   beats x through L1 on the 8 tall Appendix D shapes of 7168-9216 columns at d = 0.5 (2-6 %) and
+  //   0.3 (1-4 %), and loses where rows are short: 32000x5120 at d = 0.3 (+4 %, 1536 nonzeros per
+  //   row) and every tall shape at d = 0.1 (4 elements per lane). 16-warp blocks lose to 4 there, and
+  //   at 12288 columns 4-warp blocks lose 8-10 % (run 41). Run 43: 0.5-4 % faster at d = 1.0 / 0.7 on
+  //   those shapes, 2-15 % on the 3584-5120-column ones. Run 76: at d = 0.2 0.9-7 % faster on all
+  //   six tall shapes of 7168-9216 columns, so from kXSharedLowMinCols columns on it holds at every
+  //   density. Narrower tall matrices then kept a test of >= 2048 nonzeros per row (x in shared
+  //   memory lost 0.2-1.4 % on 32000 rows). Since balanced rounds (launch_variant) that test is gone:
+  //   on the seven tall Appendix D shapes of 3584-5120 columns at d = 0.2 ... 0.5 (run 103, 717-2560
+  //   nonzeros per row) x in shared memory is faster in 40 of 42 cases (+0.4 to +14.5 %; 32000x5120
+  //   at d = 0.3 54.3 -> 53.7 us) and 0.3 / 0.9 % slower on 32000x4096 at d = 0.2 / 0.25. Shorter
+  //   rows take the two-rows rule above.
+  // - Tall matrices above kXSharedTallMaxCols columns: run 77 found x through L1 still 0.8-1.6 %
+  //   faster at d = 0.7 / 1.0 on 12288 columns; with balanced rounds (run 106, same run) x in shared
+  //   memory on 16-warp blocks is faster at every density measured: 36864x12288 +1.5 / +1.1 / +1.5 /
+  //   +3.4 % and 49152x12288 +2.3 / +1.0 / +1.4 / +2.0 % at d = 1.0 / 0.7 / 0.5 / 0.3 (4-warp blocks
+  //   lose 4-10 %).
+  if (delta_bits == 4 && rows > 0 && cols <= kXSharedDefaultMaxCols &&
+      (cols >= rows || s.lane_elems == macko::kElemsPerLane)) {
     s.x_shared = true;
-    // The persistent grid works through the rows in rounds of the rows it holds at once. When the
-    // last round is less than kXSharedSplitTail full, most warps idle for a long row's time at the
-    // end; rows split over two warps halve that unit, which pays while each half keeps
-    // kXSharedMinWarpNnz nonzeros. H100, runs 44-45 (8-warp blocks): the four Appendix D shapes with
-    // such a tail (9216x36864, 9216^2, 5120^2, 5120x13824: 1.2-2.2 rounds) gain 2.5-8 % where half
-    // rows hold >= 2560 nonzeros, tie at 2074-2304 and lose 4-9 % at 768-1382; shapes with a fuller
-    // last round (7168^2, 12288^2) lose with splits. The blocks stay at 16 warps (8 rows): both sizes
-    // hold 32 warps per SM by registers, but 16-warp blocks copy x half as often, and x of 36864
-    // columns (72 KiB) fits only three 8-warp blocks (24 warps). Run 106, same run, d = 1.0 / 0.5 /
-    // 0.3: 9216x36864 +0.6 / +3.9 / +3.8 %, 5120x13824 +2.5 / +2.9 / +2.9 %, 9216^2 and 5120^2
+    s.warps_per_block = x_shared_warps_per_block(rows, cols);
+    // Where cols >= rows: the persistent grid works through the rows in rounds of the rows it holds
+    // at once. When the last round is less than kXSharedSplitTail full, most warps idle for a long
+    // row's time at the end; rows split over two warps halve that unit, which pays while each half
+    // keeps kXSharedMinWarpNnz nonzeros. H100, runs 44-45 (8-warp blocks): the four Appendix D shapes
+    // with such a tail (9216x36864, 9216^2, 5120^2, 5120x13824: 1.2-2.2 rounds) gain 2.5-8 % where
+    // half rows hold >= 2560 nonzeros, tie at 2074-2304 and lose 4-9 % at 768-1382; shapes with a
+    // fuller last round (7168^2, 12288^2) lose with splits. The blocks stay at 16 warps (8 rows):
+    // both sizes hold 32 warps per SM by registers, but 16-warp blocks copy x half as often, and x of
+    // 36864 columns (72 KiB) fits only three 8-warp blocks (24 warps). Run 106, same run, d = 1.0 /
+    // 0.5 / 0.3: 9216x36864 +0.6 / +3.9 / +3.8 %, 5120x13824 +2.5 / +2.9 / +2.9 %, 9216^2 and 5120^2
     // +1.4 to +2.3 % at d = 1.0 / 0.5 (where they split); at d = 0.3, where they do not, -0.5 %.
-    if (s.lane_elems == macko::kElemsPerLane && density * static_cast<double>(cols) >= 2 * kXSharedMinWarpNnz) {
+    if (cols >= rows && s.lane_elems == macko::kElemsPerLane &&
+        density * static_cast<double>(cols) >= 2 * kXSharedMinWarpNnz) {
       const std::int64_t held = x_shared_resident_rows(cols, s.warps_per_block);
       if (held > 0 && rows > held) {
         const double rounds = static_cast<double>(rows) / static_cast<double>(held);
@@ -311,30 +333,6 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
         if (tail > 0 && tail < kXSharedSplitTail) s.row_splits = 2;
       }
     }
-    return s;
-  }
-  // Tall matrices: since x's copy overlaps each warp's first loads (485d29d), x in shared memory
-  // with 4-warp blocks beats x through L1 on the 8 tall Appendix D shapes of 7168-9216 columns at
-  // d = 0.5 (2-6 %) and 0.3 (1-4 %), and loses where rows are short: 32000x5120 at d = 0.3 (+4 %,
-  // 1536 nonzeros per row) and every tall shape at d = 0.1 (4 elements per lane). 16-warp blocks
-  // lose to 4 here, and at 12288 columns 4-warp blocks lose 8-10 % (H100, run 41). Run 43: 0.5-4 %
-  // faster at d = 1.0 / 0.7 on those shapes, 2-15 % on the 3584-5120-column ones the rule covers.
-  // Run 76 filled the gap between this rule and the low-density one: at d = 0.2 x in shared memory
-  // is 0.9-7 % faster on all six tall shapes of 7168-9216 columns, so from kXSharedLowMinCols
-  // columns on it holds at every density. Narrower tall matrices then kept a test of >= 2048
-  // nonzeros per row (x in shared memory lost 0.2-1.4 % on 32000 rows). Since balanced rounds
-  // (launch_variant) that test is gone: on the seven tall Appendix D shapes of 3584-5120 columns at
-  // d = 0.2 ... 0.5 (run 103, 717-2560 nonzeros per row) x in shared memory is faster in 40 of 42
-  // cases (+0.4 to +14.5 %; 32000x5120 at d = 0.3 54.3 -> 53.7 us) and 0.3 / 0.9 % slower on
-  // 32000x4096 at d = 0.2 / 0.25. Shorter rows take the two-rows rule above.
-  // Above kXSharedTallMaxCols columns the blocks have 16 warps (x_shared_warps_per_block). Run 77
-  // found that x through L1 was still 0.8-1.6 % faster at d = 0.7 / 1.0 on 12288 columns; with
-  // balanced rounds (run 106, same run) x in shared memory on 16-warp blocks is faster at every
-  // density measured: 36864x12288 +1.5 / +1.1 / +1.5 / +3.4 % and 49152x12288 +2.3 / +1.0 / +1.4 /
-  // +2.0 % at d = 1.0 / 0.7 / 0.5 / 0.3 (4-warp blocks lose 4-10 %).
-  if (delta_bits == 4 && rows > cols && cols <= kXSharedDefaultMaxCols && s.lane_elems == macko::kElemsPerLane) {
-    s.x_shared = true;
-    s.warps_per_block = x_shared_warps_per_block(rows, cols);
     return s;
   }
   // Wide matrices have few, long rows: the grid's last round of one-row warps runs part empty for
