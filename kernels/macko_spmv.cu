@@ -170,6 +170,13 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   // on batches. The bits do not change: a row's warp does the same work whichever warp it is.
   blocks = macko::balanced_blocks(blocks, cap);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
+#ifdef WS_MACKO_DYNAMIC
+  if constexpr (V::kXShared && V::kSplits == 1) {
+    void* q = nullptr;
+    WS_CUDA(cudaGetSymbolAddress(&q, detail::g_macko_queue));
+    WS_CUDA(cudaMemsetAsync(q, 0, sizeof(unsigned), st));
+  }
+#endif
   kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
       v, d, p, x, y, rows, cols, alpha, beta, split_bases);
 }
@@ -413,6 +420,10 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   require(launched, "schedule " + compiled_name(s) + " is not compiled; compiled: " + variant_list());
   WS_CUDA(cudaGetLastError());
 }
+
+#ifdef WS_MACKO_TRACE
+void set_macko_row_trace(RowTrace* trace) { WS_CUDA(cudaMemcpyToSymbol(detail::g_row_trace, &trace, sizeof trace)); }
+#endif
 
 template DeviceMacko<half> upload_macko<half>(const Macko<half>&, std::int64_t);
 template DeviceMacko<bfloat16> upload_macko<bfloat16>(const Macko<bfloat16>&, std::int64_t);

@@ -130,4 +130,15 @@ template <class T, class TY>
 void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float beta,
                 const macko::Schedule& sched, cudaStream_t stream = nullptr);
 
+#ifdef WS_MACKO_TRACE
+// Only in the library built with WS_MACKO_TRACE (tools/ws_macko_trace): a timeline of one launch.
+struct RowTrace {
+  unsigned long long t0_ns, t1_ns;  // %globaltimer at the row's start (before its bounds load) and after its store
+  unsigned sm, warp;                // the SM, and the warp's index in the grid
+};
+// Launches after this call write one RowTrace per row to trace (rows entries, device memory);
+// nullptr turns it off.
+void set_macko_row_trace(RowTrace* trace);
+#endif
+
 }  // namespace warpsparse::gpu
