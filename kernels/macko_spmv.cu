@@ -170,13 +170,6 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   // on batches. The bits do not change: a row's warp does the same work whichever warp it is.
   blocks = macko::balanced_blocks(blocks, cap);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-#ifdef WS_MACKO_DYNAMIC
-  if constexpr (V::kXShared && V::kSplits == 1) {
-    void* q = nullptr;
-    WS_CUDA(cudaGetSymbolAddress(&q, detail::g_macko_queue));
-    WS_CUDA(cudaMemsetAsync(q, 0, sizeof(unsigned), st));
-  }
-#endif
   kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
       v, d, p, x, y, rows, cols, alpha, beta, split_bases);
 }

@@ -257,24 +257,23 @@ struct KernelConfig {
   static_assert(kSched.valid());
 };
 
-// The registers of one load group: NBLK blocks of delta words and value vectors (UNROLL, or one
-// for the block a row's last group carries along: spmv_rows).
-template <class Cfg, int NBLK = Cfg::kUnroll>
+// The registers of one load group: UNROLL blocks of delta words and value vectors.
+template <class Cfg>
 struct Group {
-  typename Cfg::DeltaWord dw[NBLK];
-  typename Cfg::Vec vv[NBLK][Cfg::kSteps];
+  typename Cfg::DeltaWord dw[Cfg::kUnroll];
+  typename Cfg::Vec vv[Cfg::kUnroll][Cfg::kSteps];
 };
 
 // Issues every load of the group starting at element blk0 (lanes past the row end load nothing).
 // lane: the lane's index among its row's Cfg::kRowLanes.
-template <class Cfg, class T, int NBLK>
-__device__ __forceinline__ void load_group(Group<Cfg, NBLK>& g, typename Cfg::Idx blk0, typename Cfg::Idx end, int lane,
+template <class Cfg, class T>
+__device__ __forceinline__ void load_group(Group<Cfg>& g, typename Cfg::Idx blk0, typename Cfg::Idx end, int lane,
                                            const T* __restrict__ values,
                                            const std::uint8_t* __restrict__ deltas) {
   constexpr int DB = Cfg::kDeltaBits;
   using Idx = typename Cfg::Idx;
 #pragma unroll
-  for (int u = 0; u < NBLK; ++u) {
+  for (int u = 0; u < Cfg::kUnroll; ++u) {
     const Idx blk = blk0 + Idx{u} * Cfg::kBlock;
     const Idx wstart = blk + Idx{Cfg::kWordElems} * lane;
     g.dw[u] = 0;
@@ -357,8 +356,8 @@ __device__ __forceinline__ void interior_step(typename Cfg::DeltaWord mine, cons
 // Consumes a loaded group: per step, columns by prefix sums, gathers of x and fp32 FMAs. lane: the
 // lane's index among its row's L = Cfg::kRowLanes; walk_end: where the warp stops stepping (the row's
 // end, or with two rows per warp the longer row's end in this row's offsets).
-template <class Cfg, class T, class XSrc, int NBLK>
-__device__ __forceinline__ void compute_group(const Group<Cfg, NBLK>& g, typename Cfg::Idx blk0, typename Cfg::Idx begin,
+template <class Cfg, class T, class XSrc>
+__device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg::Idx blk0, typename Cfg::Idx begin,
                                               typename Cfg::Idx end, typename Cfg::Idx walk_end, int lane, int& base,
                                               float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x) {
   constexpr int DB = Cfg::kDeltaBits;
@@ -373,11 +372,11 @@ __device__ __forceinline__ void compute_group(const Group<Cfg, NBLK>& g, typenam
   // interior, so they run without per-step branches, in one basic block where ptxas may start a
   // step's scan before the previous step's gathers return. The FMAs keep their order.
   if constexpr (Cfg::kWholeGroups) {
-    bool whole = blk0 >= begin && blk0 + NBLK * Cfg::kBlock <= end;  // end <= walk_end: every step is walked
+    bool whole = blk0 >= begin && blk0 + Cfg::kGroup <= end;  // end <= walk_end: every step is walked
     if constexpr (L < 32) whole = __all_sync(0xffffffffu, whole);
     if (whole) {
 #pragma unroll
-      for (int u = 0; u < NBLK; ++u)
+      for (int u = 0; u < Cfg::kUnroll; ++u)
 #pragma unroll
         for (int s = 0; s < S; ++s) {
           int local, excl;
@@ -389,7 +388,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg, NBLK>& g, typenam
     }
   }
 #pragma unroll
-  for (int u = 0; u < NBLK; ++u) {
+  for (int u = 0; u < Cfg::kUnroll; ++u) {
     const Idx blk = blk0 + Idx{u} * Cfg::kBlock;
 #pragma unroll
     for (int s = 0; s < S; ++s) {
@@ -433,7 +432,7 @@ __device__ __forceinline__ void compute_group(const Group<Cfg, NBLK>& g, typenam
 }
 
 #ifdef WS_MACKO_TRACE
-// Row timeline for tools/ws_macko_trace only (the library built with WS_MACKO_TRACE; the kernels
+// Row timeline for bench/ws_macko_trace only (the library built with WS_MACKO_TRACE; the kernels
 // everyone else links have none of this): when g_row_trace is set, lane 0 of each row's first warp
 // writes when its row started (before the row bounds load), when its output was stored, its SM and
 // its warp.
@@ -448,10 +447,6 @@ __device__ __forceinline__ unsigned trace_smid() {
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
   return s;
 }
-#endif
-
-#ifdef WS_MACKO_DYNAMIC
-__device__ unsigned g_macko_queue = 0;
 #endif
 
 // Named barrier over the `threads` threads (a multiple of 32) of the warps that share a row.
@@ -484,23 +479,8 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   const int sp = warp % splits;                                    // this warp's part of the row
   const std::int64_t stride = std::int64_t(gridDim.x) * groups;
   bool x_ready = false;  // x.ready() is called once per warp: before its first arithmetic, or at the end
-#ifdef WS_MACKO_DYNAMIC
-  // EXPERIMENT (run 113): after its first unit a warp of a persistent grid takes the next unit from
-  // a queue (g_macko_queue, zeroed by the host before each launch) instead of striding.
-  constexpr bool kDynamic = Cfg::kXShared && splits == 1;
-#else
-  constexpr bool kDynamic = false;
-#endif
-  for (std::int64_t unit = std::int64_t(blockIdx.x) * groups + warp / splits; unit * kRowsPerWarp < rows;) {
-    // uniform over the row's warps: no row pointer is read past rows
-    std::int64_t next_unit = unit + stride;
-#ifdef WS_MACKO_DYNAMIC
-    if constexpr (kDynamic) {  // fetched now, used after the row: the atomic's trip hides under it
-      unsigned t = 0;
-      if ((threadIdx.x & 31) == 0) t = atomicAdd(&g_macko_queue, 1u);
-      next_unit = stride + __shfl_sync(0xffffffffu, t, 0);
-    }
-#endif
+  for (std::int64_t unit = std::int64_t(blockIdx.x) * groups + warp / splits; unit * kRowsPerWarp < rows;
+       unit += stride) {  // uniform over the row's warps: no row pointer is read past rows
     const std::int64_t row = unit * kRowsPerWarp + half;
     const bool has_row = kRowsPerWarp == 1 || row < rows;  // a last odd row leaves the second half idle
 #ifdef WS_MACKO_TRACE
@@ -547,38 +527,6 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       base = __shfl_sync(0xffffffffu, b, 0);
     }
 
-#ifdef WS_MACKO_TAIL
-    if constexpr (Cfg::kPrefetch && Cfg::kUnroll == 2) {
-      // EXPERIMENT (run 114): a row whose last group would hold one block only loads that block
-      // (tail, from tail0) with the group before it and computes it right after that group: the same
-      // steps in the same order, so the same bits, one trip of the pipeline less per such row.
-      Idx tail0 = walk_end;  // walk_end: no block carried
-      if (walk_end - start > Cfg::kGroup) {
-        const Idx last = start + (walk_end - start - 1) / Cfg::kGroup * Cfg::kGroup;
-        if (walk_end - last <= Cfg::kBlock) tail0 = last;
-      }
-      Group<Cfg> cur, nxt;
-      Group<Cfg, 1> tail;
-      if (start < walk_end) {
-        load_group<Cfg>(cur, start, stop, lane, values, deltas);
-        if (tail0 < walk_end && start + Cfg::kGroup == tail0) load_group<Cfg>(tail, tail0, stop, lane, values, deltas);
-      }
-      if (!x_ready) {
-        x.ready();
-        x_ready = true;
-      }
-      for (Idx g0 = start; g0 < tail0; g0 += Cfg::kGroup) {
-        const Idx n0 = g0 + Cfg::kGroup;
-        if (n0 < tail0) {
-          load_group<Cfg>(nxt, n0, stop, lane, values, deltas);
-          if (tail0 < walk_end && n0 + Cfg::kGroup == tail0) load_group<Cfg>(tail, tail0, stop, lane, values, deltas);
-        }
-        compute_group<Cfg, T>(cur, g0, lo, stop, walk_end, lane, base, acc, x);
-        cur = nxt;
-      }
-      if (tail0 < walk_end) compute_group<Cfg, T>(tail, tail0, lo, stop, walk_end, lane, base, acc, x);
-    } else
-#endif
     if constexpr (Cfg::kPrefetch) {
       // Software pipeline: the next group's loads are in flight while this group computes.
       Group<Cfg> cur, nxt;
@@ -651,7 +599,6 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       g_row_trace[row] = RowTrace{trace_t0, trace_now(), trace_smid(),
                                   static_cast<unsigned>(blockIdx.x * (blockDim.x >> 5) + static_cast<unsigned>(warp))};
 #endif
-    unit = next_unit;
   }
   if (!x_ready) x.ready();  // a warp without rows still arrives at the block's barrier
 }
@@ -673,13 +620,8 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
 // first row's loads before it waits for the copy (SharedX::ready). The grid is persistent (the host
 // launches at most the resident blocks), so x is read once per block. __launch_bounds__(1024) holds
 // the kernel at 64 registers: two 512-thread blocks per SM (at 69 registers one, run 39).
-#ifdef WS_MACKO_REGCAP
-#define WS_MACKO_XS_BOUNDS __maxnreg__(WS_MACKO_REGCAP)  // EXPERIMENT (run 114)
-#else
-#define WS_MACKO_XS_BOUNDS __launch_bounds__(1024)
-#endif
 template <class Cfg, class T, class TY>
-__global__ void WS_MACKO_XS_BOUNDS
+__global__ void __launch_bounds__(1024)
     macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                          const void* __restrict__ row_ptr, const T* __restrict__ x, TY* __restrict__ y,
                          std::int64_t rows, std::int64_t cols, float alpha, float beta,
