@@ -16,8 +16,10 @@
 //   end_p10/p50/p90/max  when the warps end their last row
 //   drain_us       end_max - end_p50: the time the last half of the warps run alone
 // and, for the median launch, the SMs grouped by how many warps they held (rows per SM, when their
-// last row ended); it writes, per case, the summary (macko_trace_<time>.csv) and the number of rows in progress
-// per 0.5 us of the median launch (macko_trace_<time>_busy.csv), under OUT/<gpu name>/.
+// last row ended); it writes, per case, the summary (rowtrace_macko_<time>.csv) and the number of
+// rows in progress per 0.5 us of the median launch (rowtrace_macko_<time>_busy.csv) under
+// OUT/<gpu name with underscores>/, beside the benchmarks' files (notebook 5 draws the newest; the
+// prefix keeps them apart from ws_bench_macko's macko_*.csv).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -163,10 +165,10 @@ int main(int argc, char** argv) try {
   L2Flusher flusher(dev.l2_bytes);
   cudaStream_t st = nullptr;
   const std::string stamp = utc_timestamp_compact();
-  const std::filesystem::path dir = std::filesystem::path(out) / dev.name;
+  const std::filesystem::path dir = std::filesystem::path(out) / sanitize_name(dev.name);
   std::filesystem::create_directories(dir);
-  const auto sum_path = dir / ("macko_trace_" + stamp + ".csv");
-  const auto busy_path = dir / ("macko_trace_" + stamp + "_busy.csv");
+  const auto sum_path = dir / ("rowtrace_macko_" + stamp + ".csv");
+  const auto busy_path = dir / ("rowtrace_macko_" + stamp + "_busy.csv");
   std::ofstream sum(sum_path), busy(busy_path);
   sum << "gpu,rows,cols,density,schedule,warps,launches,event_us,span_us,start_p50_us,start_max_us,first_row_us,row_us,"
          "gap_us,end_p10_us,end_p50_us,end_p90_us,end_max_us,drain_us,commit\n";

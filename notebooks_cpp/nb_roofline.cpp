@@ -545,6 +545,65 @@ void batch_section(Report& rep, const std::vector<BenchRow>& measured) {
 }
 }  // namespace
 
+// Row timelines of MACKO launches (bench/ws_macko_trace: <gpu>/rowtrace_macko_<time>.csv, the summary
+// per case, and ..._busy.csv, the rows in progress per 0.5 us of one launch): the newest file of each
+// kind per GPU.
+void trace_section(Report& rep, const std::string& dir) {
+  using bench_csv::to_d;
+  rep.heading("Where a launch's time goes (row timelines)");
+  const auto tables = bench_csv::read_all(dir, "rowtrace_macko");
+  std::map<std::string, const bench_csv::Table*> summary, busy;  // per <gpu> folder: the newest file
+  for (const auto& t : tables) (t.col.count("t_us") ? busy : summary)[t.gpu_dir] = &t;
+  if (summary.empty() && busy.empty()) {
+    rep.para("No row timelines are present (`ws_macko_trace` writes `<gpu>/rowtrace_macko_*.csv` under the results "
+             "folder).");
+    return;
+  }
+  rep.para("`ws_macko_trace` (bench/) runs the MACKO kernels built with a row trace: for each row, when its warp "
+           "started it (before its bounds load) and when it stored the row's output. A warp's rows follow each other "
+           "without gaps, so what a launch loses shows at its ends: the first rows (x's copy, the first trips) and "
+           "the drain, the time between the median warp's last store and the last warp's, while fewer and fewer "
+           "warps stream (kernels/NOTES.md, runs 111-112).");
+  for (const auto& [gpu, t] : summary) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : t->rows) {
+      auto f = [&](const char* c, int dec) { return num(to_d(t->get(r, c)), dec); };
+      rows.push_back({t->get(r, "rows") + "x" + t->get(r, "cols"), t->get(r, "density"), t->get(r, "schedule"),
+                      t->get(r, "warps"), f("event_us", 1), f("span_us", 1), f("first_row_us", 2), f("row_us", 2),
+                      f("end_p50_us", 1), f("end_max_us", 1), f("drain_us", 1)});
+    }
+    rep.table({"shape", "d", "schedule", "warps", "launch us", "rows' span", "first row", "later rows", "warps end p50",
+               "last warp ends", "drain"},
+              rows,
+              fmt::format("{} (`{}`): medians over the traced launches; times in us from the first row's start, "
+                          "the launch timed as ws_bench_macko times it, trace off.",
+                          gpu, t->path.filename().string()));
+  }
+  for (const auto& [gpu, t] : busy) {
+    std::map<std::string, Series> by_case;
+    for (const auto& r : t->rows) {
+      const std::string key = t->get(r, "rows") + "x" + t->get(r, "cols") + " d=" + t->get(r, "density");
+      Series& s = by_case[key];
+      s.title = key;
+      s.x.push_back(to_d(t->get(r, "t_us")));
+      s.y.push_back(to_d(t->get(r, "rows_in_progress")));
+    }
+    Plot p;
+    p.name = "row_timeline_" + gpu;
+    p.title = "Rows in progress during one launch (" + gpu + ")";
+    p.xlabel = "time since the first row started (us)";
+    p.ylabel = "rows in progress (one per warp)";
+    p.key = "bottom left";
+    for (auto& [k, s] : by_case) {
+      s.extra = "lw 1.5";
+      p.series.push_back(std::move(s));
+    }
+    rep.figure(p, fmt::format("`{}`: each warp holds one row at a time, so the plateau is the resident warps; the "
+                              "fall at the end is the drain.",
+                              t->path.filename().string()));
+  }
+}
+
 std::string roofline(const Options& o) {
   Report rep("05_roofline", "Notebook 5 — roofline: predicted and measured SpMV time");
   rep.para(provenance(o));
@@ -681,6 +740,8 @@ std::string roofline(const Options& o) {
   std::vector<std::string> files, others;
   int skipped = 0;
   const auto measured = read_bench(o.bench_dir, o.bandwidth, files, others, skipped);
+  // The row timelines have their own section (trace_section).
+  std::erase_if(others, [](const std::string& f) { return fs::path(f).filename().string().rfind("rowtrace_macko", 0) == 0; });
   // Batched rows (B vectors at once) are timed against batched baselines and move B times the
   // vector bytes: they go to their own section, every other one reads single-vector rows only.
   std::vector<BenchRow> bench;
@@ -725,6 +786,7 @@ std::string roofline(const Options& o) {
   }
   single_vector_sections(rep, bench, base, gpu_bw);
   batch_section(rep, measured);
+  trace_section(rep, o.bench_dir);
   return rep.write(o.out_dir);
 }
 

@@ -174,6 +174,34 @@ TEST_CASE("notebook 5 keeps batched rows out of its single-vector sections and p
   CHECK_FALSE(has(md, "| 2048x2048 | 0.50 | 1 |"));
 }
 
+TEST_CASE("notebook 5 tabulates and draws the newest row timelines, apart from the benchmark rows") {
+  const fs::path root = scratch("nb5_trace");
+  const auto o = options(root);
+  const fs::path g = root / "results" / "Test_GPU";
+  write_macko(g, true);
+  const std::string plain = slurp(fs::path(roofline(o)).replace_extension(".md"));
+  CHECK(has(plain, "No row timelines are present"));
+  const char* header =
+      "gpu,rows,cols,density,schedule,warps,launches,event_us,span_us,start_p50_us,start_max_us,first_row_us,row_us,"
+      "gap_us,end_p10_us,end_p50_us,end_p90_us,end_max_us,drain_us,commit\n";
+  std::ofstream(g / "rowtrace_macko_20260101T000000Z.csv")
+      << header << "\"Test GPU\",512,256,0.5,\"old\",8,9,1,1,0,0,1,1,0,1,1,1,1,0,abc\n";
+  std::ofstream(g / "rowtrace_macko_20260102T000000Z.csv")
+      << header << "\"Test GPU\",4096,1024,0.3,\"x in smem\",64,9,50.6,46.2,0.26,0.64,9.92,7.97,0.1,38.4,42.1,43.6,46.2,4.1,abc\n";
+  std::ofstream(g / "rowtrace_macko_20260102T000000Z_busy.csv")
+      << "rows,cols,density,t_us,rows_in_progress\n4096,1024,0.3,0,60\n4096,1024,0.3,0.5,64\n4096,1024,0.3,1,3\n";
+  const std::string md = slurp(fs::path(roofline(o)).replace_extension(".md"));
+  CHECK(has(md, "Where a launch's time goes"));
+  CHECK_FALSE(has(md, "No row timelines are present"));
+  // The newest summary only: shape, d, schedule, warps, launch, span, first row, later rows, p50, last, drain.
+  CHECK(has(md, "| 4096x1024 | 0.3 | x in smem | 64 | 50.6 | 46.2 | 9.92 | 7.97 | 42.1 | 46.2 | 4.1 |"));
+  CHECK_FALSE(has(md, "| 512x256 |"));
+  CHECK(has(md, "row_timeline_Test_GPU.png"));
+  // Neither counted as MACKO rows nor as other programs' files.
+  CHECK(has(md, "13 measured rows from 1 file(s)"));
+  CHECK_FALSE(has(md, "other benchmark programs were ignored"));
+}
+
 TEST_CASE("notebook 5 falls back to --bandwidth without a meta file, and says so") {
   const fs::path root = scratch("nb5_nometa");
   auto o = options(root);
