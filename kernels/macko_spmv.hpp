@@ -131,7 +131,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
                 const macko::Schedule& sched, cudaStream_t stream = nullptr);
 
 #ifdef WS_MACKO_TRACE
-// Only in the library built with WS_MACKO_TRACE (tools/ws_macko_trace): a timeline of one launch.
+// Only in the library built with WS_MACKO_TRACE (for bench/ws_macko_trace): a timeline of one launch.
 struct RowTrace {
   unsigned long long t0_ns, t1_ns;  // %globaltimer at the row's start (before its bounds load) and after its store
   unsigned sm, warp;                // the SM, and the warp's index in the grid

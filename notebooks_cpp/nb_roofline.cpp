@@ -592,14 +592,14 @@ void trace_section(Report& rep, const std::string& dir) {
     p.name = "row_timeline_" + gpu;
     p.title = "Rows in progress during one launch (" + gpu + ")";
     p.xlabel = "time since the first row started (us)";
-    p.ylabel = "rows in progress (one per warp)";
+    p.ylabel = "rows in progress";
     p.key = "bottom left";
     for (auto& [k, s] : by_case) {
       s.extra = "lw 1.5";
       p.series.push_back(std::move(s));
     }
-    rep.figure(p, fmt::format("`{}`: each warp holds one row at a time, so the plateau is the resident warps; the "
-                              "fall at the end is the drain.",
+    rep.figure(p, fmt::format("`{}`: a warp holds one row at a time (two with two rows per warp), so the plateau is "
+                              "the resident warps; the fall at the end is the drain.",
                               t->path.filename().string()));
   }
 }
