@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,17 +48,14 @@ using namespace warpsparse::bench;
 
 namespace {
 
+// q in [0, 1]; NaN for no samples (a warp with one row has no later rows).
 double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto i = static_cast<std::size_t>(pos);
-  const double f = pos - static_cast<double>(i);
-  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+  return percentile_sorted(v, 100.0 * q);
 }
 
 struct LaunchStats {
-  double event_us = 0, span_us = 0, start_p50 = 0, start_max = 0, first_row_us = 0, row_us = 0, gap_us = 0,
+  double span_us = 0, start_p50 = 0, start_max = 0, first_row_us = 0, row_us = 0, gap_us = 0,
          end_p10 = 0, end_p50 = 0, end_p90 = 0, end_max = 0;
   int warps = 0;
   std::vector<int> busy;  // rows in progress per bin
@@ -70,9 +68,8 @@ struct LaunchStats {
 };
 constexpr double kBinUs = 0.5;
 
-LaunchStats analyse(const std::vector<gpu::RowTrace>& tr, double event_us) {
+LaunchStats analyse(const std::vector<gpu::RowTrace>& tr) {
   LaunchStats s;
-  s.event_us = event_us;
   unsigned long long t_min = ~0ull, t_max = 0;
   for (const auto& r : tr) {
     require(r.t1_ns >= r.t0_ns && r.t0_ns != 0, "trace: a row was not written (or ends before it starts)");
@@ -106,14 +103,14 @@ LaunchStats analyse(const std::vector<gpu::RowTrace>& tr, double event_us) {
   s.end_p90 = quantile(ends, 0.9);
   s.end_max = quantile(ends, 1.0);
   struct Sm {
-    std::map<unsigned, int> warps;
+    std::set<unsigned> warps;
     int rows = 0;
     double end = 0;
   };
   std::map<unsigned, Sm> sms;
   for (const auto& r : tr) {
     Sm& m = sms[r.sm];
-    m.warps[r.warp] = 1;
+    m.warps.insert(r.warp);
     m.rows += 1;
     m.end = std::max(m.end, us(r.t1_ns));
   }
@@ -216,7 +213,7 @@ int main(int argc, char** argv) try {
         launch(st);
         WS_CUDA(cudaStreamSynchronize(st));
         WS_CUDA(cudaMemcpy(host.data(), trace.get(), trace.bytes(), cudaMemcpyDeviceToHost));
-        runs.push_back(analyse(host, event_us));
+        runs.push_back(analyse(host));
       }
       gpu::set_macko_row_trace(nullptr);
       // The median launch by span gives the busy curve and the SM groups; the summary takes each field's median.
@@ -232,7 +229,7 @@ int main(int argc, char** argv) try {
                                 std::to_string(s.warps_per_block) + "/lanes=" + std::to_string(s.row_lanes) +
                                 "/splits=" + std::to_string(s.row_splits) + "/elems=" + std::to_string(s.lane_elems);
       std::printf("%-12s %5.3f %6d %8.1f %8.1f %9.2f %9.2f %9.2f %7.2f %7.2f %8.1f %8.1f %8.1f %8.1f %8.1f  %s\n",
-                  shape.c_str(), d, mid.warps, med(&LaunchStats::event_us), med(&LaunchStats::span_us),
+                  shape.c_str(), d, mid.warps, event_us, med(&LaunchStats::span_us),
                   med(&LaunchStats::start_p50), med(&LaunchStats::start_max), med(&LaunchStats::first_row_us),
                   med(&LaunchStats::row_us), med(&LaunchStats::gap_us), med(&LaunchStats::end_p10),
                   med(&LaunchStats::end_p50), med(&LaunchStats::end_p90), med(&LaunchStats::end_max), drain,
@@ -242,7 +239,7 @@ int main(int argc, char** argv) try {
                     g.sms, g.rows, g.end_mean, g.end_max);
       std::fflush(stdout);
       sum << '"' << dev.name << "\"," << dims[0] << ',' << dims[1] << ',' << d << ",\"" << sched << "\"," << mid.warps
-          << ',' << launches << ',' << med(&LaunchStats::event_us) << ',' << med(&LaunchStats::span_us) << ','
+          << ',' << launches << ',' << event_us << ',' << med(&LaunchStats::span_us) << ','
           << med(&LaunchStats::start_p50) << ',' << med(&LaunchStats::start_max) << ','
           << med(&LaunchStats::first_row_us) << ',' << med(&LaunchStats::row_us) << ',' << med(&LaunchStats::gap_us)
           << ',' << med(&LaunchStats::end_p10) << ',' << med(&LaunchStats::end_p50) << ','
