@@ -136,6 +136,7 @@ __device__ __forceinline__ XPack<T, NB> ldg_pack(const T* p) {
 // (SharedX below stages x in shared memory instead: Schedule::x_shared, measured in kernels/NOTES.md.)
 template <class T, int NB = 1>
 struct GlobalX {  // x read through L1 (ld.global.nc)
+  static constexpr bool kByteCursor = false;  // see SharedX
   const T* __restrict__ x;
   __device__ __forceinline__ void ready() const {}  // nothing to wait for
   struct Cursor {
@@ -162,6 +163,9 @@ template <class T, int NB = 1, bool SWZ = false>
 struct SharedX {
   // Batches always swizzle their packs; one vector only with Schedule::x_swizzle.
   static constexpr bool kSwizzled = NB > 1 || SWZ;
+  // An unswizzled copy's cursor also reads at a byte offset (Cursor::at_byte), so fma4 can add
+  // doubled column offsets to a 32-bit shared address without scaling each one.
+  static constexpr bool kByteCursor = !kSwizzled;
   const T* s;
   __device__ __forceinline__ void ready() const {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -182,6 +186,11 @@ struct SharedX {
       if constexpr (kSwizzled) return SharedX{p}.at(static_cast<unsigned>(col) + k);
       else return {{p[k]}};
     }
+    // The value `bytes` bytes past the cursor's column (2 k for column + k; unswizzled only).
+    __device__ __forceinline__ XPack<T, NB> at_byte(unsigned bytes) const {
+      static_assert(!kSwizzled);
+      return {{*reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + bytes)}};
+    }
   };
   __device__ __forceinline__ Cursor cursor(int col) const {
     if constexpr (kSwizzled) return {s, col};
@@ -190,9 +199,64 @@ struct SharedX {
   __device__ __forceinline__ XPack<T, NB> operator()(int col) const { return at(static_cast<unsigned>(col)); }
 };
 
+// x staged in shared memory as fp32 (Schedule::x_f32; one vector, unswizzled): a gather needs no
+// conversion, and the same values give the same bits. copy() converts x at the kernel's start
+// (16-byte loads, up to 4 in flight per thread: more raised the kernel's registers), before the
+// warps' first row loads; ready() is the block barrier. H100, runs 115-116 (kernels/NOTES.md).
+template <class T>
+struct SharedXF {
+  static constexpr bool kByteCursor = false;
+  float* s;
+  const T* __restrict__ x;
+  std::int64_t cols;
+  // Called by every thread of the block at the kernel start, before any row (nothing else is live).
+  __device__ __forceinline__ void copy() const {
+    const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
+    const uint4* x4 = reinterpret_cast<const uint4*>(x);
+    for (std::int64_t i0 = threadIdx.x; i0 < words; i0 += 4 * std::int64_t{blockDim.x}) {
+      uint4 r[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const std::int64_t i = i0 + std::int64_t{j} * blockDim.x;
+        if (i < words) r[j] = __ldg(x4 + i);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const std::int64_t i = i0 + std::int64_t{j} * blockDim.x;
+        if (i < words) {
+          const T* h = reinterpret_cast<const T*>(&r[j]);
+          float4* d = reinterpret_cast<float4*>(s + 8 * i);
+          d[0] = make_float4(to_f32(h[0]), to_f32(h[1]), to_f32(h[2]), to_f32(h[3]));
+          d[1] = make_float4(to_f32(h[4]), to_f32(h[5]), to_f32(h[6]), to_f32(h[7]));
+        }
+      }
+    }
+    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) s[i] = to_f32(x[i]);
+  }
+  __device__ __forceinline__ void ready() const {
+    asm volatile("bar.sync 0;\n" ::: "memory");
+  }
+  // The cursor keeps column col's 32-bit shared address opaque, so that column col + k costs one
+  // LEA (k << 2 plus the address) instead of re-adding col to k before scaling.
+  struct Cursor {
+    unsigned a;
+    __device__ __forceinline__ XPack<float, 1> operator[](unsigned k) const {
+      float v;
+      asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a + (k << 2)));
+      return {{v}};
+    }
+  };
+  __device__ __forceinline__ Cursor cursor(int col) const {
+    unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(s)) + 4u * static_cast<unsigned>(col);
+    asm("" : "+r"(a));
+    return {a};
+  }
+  __device__ __forceinline__ XPack<float, 1> operator()(int col) const { return {{s[col]}}; }
+};
+
 // acc[b][a] += v * x_b for every vector b of the batch: the batch-1 FMA, once per vector.
-template <int NB, int A, class T>
-__device__ __forceinline__ void fma_pack(float (&acc)[NB][A], int a, T v, const XPack<T, NB>& xp) {
+template <int NB, int A, class T, class TX>
+__device__ __forceinline__ void fma_pack(float (&acc)[NB][A], int a, T v, const XPack<TX, NB>& xp) {
   const float vf = to_f32(v);
 #pragma unroll
   for (int b = 0; b < NB; ++b) acc[b][a] = __fmaf_rn(vf, to_f32(xp.v[b]), acc[b][a]);
@@ -210,7 +274,8 @@ __device__ __forceinline__ void fma_x(float (&acc)[NB][A], int a, const T& v, co
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes>
+          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes,
+          bool XF32 = false>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -223,6 +288,7 @@ struct KernelConfig {
   static constexpr int kBatch = NB;
   static constexpr bool kXSwizzle = XSWIZZLE;
   static constexpr int kRowLanes = RL;  // lanes per row (Schedule::row_lanes)
+  static constexpr bool kXF32 = XF32;   // x in shared memory as fp32 (Schedule::x_f32)
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -235,6 +301,7 @@ struct KernelConfig {
     s.batch = NB;
     s.x_swizzle = XSWIZZLE;
     s.row_lanes = RL;
+    s.x_f32 = XF32;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -311,6 +378,96 @@ __device__ __forceinline__ typename Cfg::DeltaWord step_word(typename Cfg::Delta
   return w;
 }
 
+// The in-lane half of a 4-bit interior step: SWAR running sums of the increments (delta + 1) in
+// bytes. Element pairs are summed, and multiplying by 0x01010101 gives inclusive prefix sums (each
+// byte <= 4 * 32). With E < 8 the word holds E nibbles; bytes past E/2 carry garbage never read.
+struct Prefix4 {
+  std::uint32_t even;  // byte k: increments of elements 0..2k
+  std::uint32_t odd;   // byte k: increments of elements 0..2k+1
+  int local;           // the lane's sum of increments (at most 8 * 16 = 128)
+};
+template <int E>
+__device__ __forceinline__ Prefix4 prefix4(std::uint32_t mine) {
+  const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
+  const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
+  const std::uint32_t odd = (lo + hi) * 0x01010101u;
+  return {odd - hi, odd, static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu)};
+}
+// The gathers and FMAs of a 4-bit step whose lane starts after column col0 (the row's base plus
+// the increments of the lanes before it). With kMasked, only the elements whose bit is set in own
+// (a row's first or last step) are gathered and multiplied; the others added nothing to the sums.
+template <class Cfg, bool kMasked = false, class T, class XSrc>
+__device__ __forceinline__ void fma4(const Prefix4& p, const T* v, int col0, float (&acc)[Cfg::kBatch][Cfg::kAcc],
+                                     const XSrc& x, unsigned own = 0) {
+  // col0 >= -1 and every offset of an owned element is >= 1, so each read is inside x.
+  const auto xb = x.cursor(col0);
+  constexpr int E = Cfg::kLaneElems;
+  auto owned = [&](int i) { return !kMasked || ((own >> i) & 1u) != 0; };
+  if constexpr (XSrc::kByteCursor && sizeof(T) == 2 && E == macko::kElemsPerLane) {
+    // Byte offsets of 16-bit values: the prefix bytes doubled in place. Byte k of even holds at
+    // most 7 increments (112 < 128), so no bit crosses into the byte above; byte k of odd at most
+    // 16 (2k + 2), which overflows for the last element only (odd's byte E/2 - 1 is local).
+    const std::uint32_t even2 = p.even << 1, odd2 = p.odd << 1;
+#pragma unroll
+    for (int k = 0; k < E / 2; ++k) {
+      const unsigned ce = __byte_perm(even2, 0, 0x4440 + k);
+      const unsigned co = k == E / 2 - 1 ? 2u * static_cast<unsigned>(p.local) : __byte_perm(odd2, 0, 0x4440 + k);
+      if (owned(2 * k)) fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb.at_byte(ce));
+      if (owned(2 * k + 1)) fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb.at_byte(co));
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < E / 2; ++k) {
+      const unsigned ce = __byte_perm(p.even, 0, 0x4440 + k), co = __byte_perm(p.odd, 0, 0x4440 + k);
+      if (owned(2 * k)) fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb[ce]);
+      if (owned(2 * k + 1)) fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb[co]);
+    }
+  }
+}
+
+// A 4-bit step holding the row's start (ROMA: the previous row's elements in front) or its end:
+// the lane's E elements are owned where rel + i lies in [0, row_len). The SWAR sums of interior_step
+// run over the owned elements' increments only (byte masks), so each owned element gets the column
+// the element-by-element walk gives it, and the FMAs run in the same order over the same elements.
+template <class Cfg, class T, class XSrc>
+__device__ __forceinline__ void masked_step4(std::uint32_t mine, const T* v, int base, int rel, int row_len,
+                                             float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x, int& local,
+                                             int& excl) {
+  constexpr int E = Cfg::kLaneElems, L = Cfg::kRowLanes;
+  const int a = min(max(-rel, 0), E), b = min(max(row_len - rel, 0), E);  // owned: elements [a, b)
+  const unsigned own = ((1u << b) - 1u) & ~((1u << a) - 1u);
+  // Bits 0, 2, 4, 6 of m to bytes 0..3 as 0xff: the four shifted copies (x 0x41041) put bit 2k at
+  // 8k; where two copies meet (bits 6, 12, 18) the carry lands on an odd bit, which the mask drops.
+  auto bytes = [](unsigned m) { return ((m * 0x41041u) & 0x01010101u) * 0xffu; };
+  const std::uint32_t lo = ((mine & 0x0f0f0f0fu) + 0x01010101u) & bytes(own & 0x55u);          // elements 0,2,4,6
+  const std::uint32_t hi = (((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u) & bytes((own >> 1) & 0x55u);  // 1,3,5,7
+  const std::uint32_t odd = (lo + hi) * 0x01010101u;
+  const Prefix4 p{odd - hi, odd, static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu)};
+  local = p.local;
+  excl = warp_exclusive_scan<L>(local);
+  fma4<Cfg, true>(p, v, base + excl, acc, x, own);
+}
+
+// Two consecutive 4-bit interior steps with one scan: the lane sums of both (each <= 128, so a
+// row's 32 lanes sum to at most 4096) ride in the two 16-bit halves of one word, which the shfl_up
+// ladder adds without a carry between them; one shuffle from the row's last lane brings both step
+// totals. Half the scan's shuffles and adds per step; the columns, so the gathers and the FMAs in
+// their order, are those of two interior_step calls.
+template <class Cfg, class T, class XSrc>
+__device__ __forceinline__ void interior_pair(std::uint32_t w0, std::uint32_t w1, const T* v0, const T* v1, int& base,
+                                              float (&acc)[Cfg::kBatch][Cfg::kAcc], const XSrc& x) {
+  constexpr int E = Cfg::kLaneElems, L = Cfg::kRowLanes;
+  static_assert(Cfg::kDeltaBits == 4 && 32 * E * 16 < 0x10000, "the two halves must not carry into each other");
+  const Prefix4 p0 = prefix4<E>(w0), p1 = prefix4<E>(w1);
+  const int packed = p0.local | (p1.local << 16);
+  const int excl = warp_exclusive_scan<L>(packed);
+  const int total = __shfl_sync(0xffffffffu, excl + packed, L - 1, L);
+  fma4<Cfg>(p0, v0, base + (excl & 0xffff), acc, x);
+  const int base1 = base + (total & 0xffff);
+  fma4<Cfg>(p1, v1, base1 + (excl >> 16), acc, x);
+  base = base1 + (total >> 16);
+}
+
 // One interior step (every element of the row's L lanes belongs to the row, no masks): columns by
 // prefix sums from base, gathers of x and fp32 FMAs. local: the lane's sum of increments (delta + 1);
 // excl: the sum over the row's lanes before it.
@@ -323,23 +480,10 @@ __device__ __forceinline__ void interior_step(typename Cfg::DeltaWord mine, cons
   constexpr int L = Cfg::kRowLanes;
   using DeltaWord = typename Cfg::DeltaWord;
   if constexpr (DB == 4) {
-    // SWAR running sums of the increments (delta + 1) in bytes: element pairs are summed,
-    // multiplying by 0x01010101 gives inclusive prefix sums (each byte <= 4 * 32). With
-    // E < 8 the word holds E nibbles; bytes past E/2 carry garbage that is never read.
-    const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
-    const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
-    const std::uint32_t odd = (lo + hi) * 0x01010101u;  // byte k: increments of elements 0..2k+1
-    const std::uint32_t even = odd - hi;                // byte k: increments of elements 0..2k
-    local = static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu);
+    const Prefix4 p = prefix4<E>(mine);
+    local = p.local;
     excl = warp_exclusive_scan<L>(local);
-    // col >= -1 and every offset below is >= 1, so each read is inside x.
-    const auto xb = x.cursor(base + excl);
-#pragma unroll
-    for (int k = 0; k < E / 2; ++k) {
-      const unsigned ce = __byte_perm(even, 0, 0x4440 + k), co = __byte_perm(odd, 0, 0x4440 + k);
-      fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb[ce]);
-      fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb[co]);
-    }
+    fma4<Cfg>(p, v, base + excl, acc, x);
   } else {
     static_assert(E == macko::kElemsPerLane, "fewer elements per lane: 4-bit deltas only");
     local = delta_sum<DB>(mine) + macko::kElemsPerLane;
@@ -375,15 +519,24 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
     bool whole = blk0 >= begin && blk0 + Cfg::kGroup <= end;  // end <= walk_end: every step is walked
     if constexpr (L < 32) whole = __all_sync(0xffffffffu, whole);
     if (whole) {
+      if constexpr (DB == 4 && Cfg::kUnroll * S % 2 == 0 && Cfg::kBatch == 1) {
+        // The group's steps two at a time, one scan each pair (interior_pair).
 #pragma unroll
-      for (int u = 0; u < Cfg::kUnroll; ++u)
+        for (int i = 0; i < Cfg::kUnroll * S; i += 2)
+          interior_pair<Cfg>(step_word<Cfg>(dw[i / S], i % S, lane), step_word<Cfg>(dw[(i + 1) / S], (i + 1) % S, lane),
+                             reinterpret_cast<const T*>(&vv[i / S][i % S]),
+                             reinterpret_cast<const T*>(&vv[(i + 1) / S][(i + 1) % S]), base, acc, x);
+      } else {
 #pragma unroll
-        for (int s = 0; s < S; ++s) {
-          int local, excl;
-          interior_step<Cfg>(step_word<Cfg>(dw[u], s, lane), reinterpret_cast<const T*>(&vv[u][s]), base, acc, x,
-                             local, excl);
-          base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
-        }
+        for (int u = 0; u < Cfg::kUnroll; ++u)
+#pragma unroll
+          for (int s = 0; s < S; ++s) {
+            int local, excl;
+            interior_step<Cfg>(step_word<Cfg>(dw[u], s, lane), reinterpret_cast<const T*>(&vv[u][s]), base, acc, x,
+                               local, excl);
+            base += __shfl_sync(0xffffffffu, excl + local, L - 1, L);
+          }
+      }
       return;
     }
   }
@@ -401,6 +554,12 @@ __device__ __forceinline__ void compute_group(const Group<Cfg>& g, typename Cfg:
       int local, excl;
       if (interior) {
         interior_step<Cfg>(mine, v, base, acc, x, local, excl);
+      } else if constexpr (DB == 4 && E == macko::kElemsPerLane && Cfg::kBatch == 1) {
+        // First or last step of the row (one vector, 8 elements per lane: the other kernels keep the
+        // element-by-element walk below, with which they hold fewer registers). Offsets relative to
+        // the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
+        masked_step4<Cfg>(mine, v, base, static_cast<int>(step - begin) + E * lane, static_cast<int>(end - begin),
+                          acc, x, local, excl);
       } else {
         // First or last step of the row: elements before begin (ROMA) or after end are masked.
         // Offsets relative to the row begin fit in 32 bits: a row emits at most cols < 2^31 elements.
@@ -618,8 +777,9 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
 // x staged in shared memory (Schedule::x_shared). The block copies x (cols x batch elements) once: 16-byte
 // words with cp.async (all in flight at once, no registers), then the tail; each warp issues its
 // first row's loads before it waits for the copy (SharedX::ready). The grid is persistent (the host
-// launches at most the resident blocks), so x is read once per block. __launch_bounds__(1024) holds
-// the kernel at 64 registers: two 512-thread blocks per SM (at 69 registers one, run 39).
+// launches at most the resident blocks), so x is read once per block. With Schedule::x_f32 the block
+// converts x to fp32 instead (SharedXF::copy). __launch_bounds__(1024) holds the kernel at 64
+// registers: two 512-thread blocks per SM (at 69 registers one, run 39).
 template <class Cfg, class T, class TY>
 __global__ void __launch_bounds__(1024)
     macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
@@ -629,33 +789,39 @@ __global__ void __launch_bounds__(1024)
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
   static_assert(Cfg::kXShared, "schedules without x_shared run macko_spmv_kernel");
   extern __shared__ __align__(16) unsigned char macko_xs[];
-  T* xs = reinterpret_cast<T*>(macko_xs);
-  const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
-  if constexpr (Cfg::kBatch == 1) {
-    // 16-byte chunks (to their swizzled place with x_swizzle: macko::x_pack_slot keeps each chunk
-    // whole), then the tail.
-    auto slot = [](std::int64_t c) { return Cfg::kXSwizzle ? macko::x_pack_slot(c, 1) : c; };
-    const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
-    for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(2 * slot(8 * i))),
-                   "l"(reinterpret_cast<const uint4*>(x) + i)
-                   : "memory");
-    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[slot(i)] = x[i];
+  if constexpr (Cfg::kXF32) {
+    const SharedXF<T> xf{reinterpret_cast<float*>(macko_xs), x, cols};
+    xf.copy();
+    spmv_rows<Cfg>(values, deltas, row_ptr, xf, y, rows, alpha, beta, split_bases);
   } else {
-    // One cp.async per column: its pack (2 * batch bytes, aligned: the host checks x) to its
-    // swizzled slot (macko::x_pack_slot).
-    constexpr int kPackBytes = 2 * Cfg::kBatch;
-    for (unsigned c = threadIdx.x; c < cols; c += blockDim.x) {
-      const std::uint32_t dst = xs_base + kPackBytes * macko::x_pack_slot(c, Cfg::kBatch);
-      const T* src = x + std::int64_t{c} * Cfg::kBatch;
-      if constexpr (kPackBytes == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-      else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
+    T* xs = reinterpret_cast<T*>(macko_xs);
+    const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
+    if constexpr (Cfg::kBatch == 1) {
+      // 16-byte chunks (to their swizzled place with x_swizzle: macko::x_pack_slot keeps each chunk
+      // whole), then the tail.
+      auto slot = [](std::int64_t c) { return Cfg::kXSwizzle ? macko::x_pack_slot(c, 1) : c; };
+      const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
+      for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(2 * slot(8 * i))),
+                     "l"(reinterpret_cast<const uint4*>(x) + i)
+                     : "memory");
+      for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[slot(i)] = x[i];
+    } else {
+      // One cp.async per column: its pack (2 * batch bytes, aligned: the host checks x) to its
+      // swizzled slot (macko::x_pack_slot).
+      constexpr int kPackBytes = 2 * Cfg::kBatch;
+      for (unsigned c = threadIdx.x; c < cols; c += blockDim.x) {
+        const std::uint32_t dst = xs_base + kPackBytes * macko::x_pack_slot(c, Cfg::kBatch);
+        const T* src = x + std::int64_t{c} * Cfg::kBatch;
+        if constexpr (kPackBytes == 16)
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+        else
+          asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
+      }
     }
+    spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
+                   split_bases);
   }
-  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
-                 split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail

@@ -147,6 +147,43 @@ TEST_CASE("exclusive_scan_shfl_up equals a sequential exclusive scan within each
   });
 }
 
+// kernels/macko_spmv.cuh, interior_pair: two interior 4-bit steps share one scan, their lane sums
+// (each at most 8 increments of at most 16) in the two 16-bit halves of one int. The warp model
+// scans each step on its own; this is the identity that makes the two agree.
+TEST_CASE("one shfl_up scan of two 16-bit halves equals the two scans (MACKO interior_pair)") {
+  using namespace warpsparse::proptest;
+  // Whether the packed scan gives both steps' exclusive sums and totals.
+  auto agrees = [](int width, const Lanes<int>& a, const Lanes<int>& b) {
+    const Lanes<int> packed = per_lane([&](int l) { return a[l] | (b[l] << 16); });
+    const auto ex = exclusive_scan_shfl_up(kFullMask, packed, width);
+    const auto ea = exclusive_scan_shfl_up(kFullMask, a, width), eb = exclusive_scan_shfl_up(kFullMask, b, width);
+    const Lanes<int> incl = per_lane([&](int l) { return ex[l] + packed[l]; });
+    const auto total = shfl_sync(kFullMask, incl, width - 1, width);  // the kernel's step totals
+    bool ok = true;
+    for (int l = 0; l < 32; ++l) {
+      const int last = l / width * width + width - 1;
+      ok = ok && (ex[l] & 0xffff) == ea[l] && (ex[l] >> 16) == eb[l] && (total[l] & 0xffff) == ea[last] + a[last] &&
+           (total[l] >> 16) == eb[last] + b[last];
+    }
+    return ok;
+  };
+  ws_prop("pair scan", 2000, [&] {
+    const int width = *rc::gen::element(16, 32).as("lanes per row");
+    const int max_local = *rc::gen::element(64, 128).as("largest lane sum (4 or 8 elements)");
+    const auto lanes = rc::gen::container<std::vector<int>>(32, rc::gen::inRange(0, max_local + 1));
+    const auto va = *lanes.as("first step"), vb = *lanes.as("second step");
+    Lanes<int> a{}, b{};
+    std::copy(va.begin(), va.end(), a.begin());
+    std::copy(vb.begin(), vb.end(), b.begin());
+    RC_ASSERT(agrees(width, a, b));
+  });
+  SECTION("every lane at the largest sum: totals of 4096, no carry between the halves") {
+    CHECK(agrees(32, broadcast(128), broadcast(128)));
+    CHECK(agrees(16, broadcast(128), broadcast(128)));
+    CHECK_FALSE(agrees(32, broadcast(4096), broadcast(1)));  // halves that carry are caught
+  }
+}
+
 TEST_CASE("global memory: bounds, alignment, sectors and lines") {
   std::vector<float> data(1024);
   std::iota(data.begin(), data.end(), 0.0f);
