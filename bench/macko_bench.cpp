@@ -66,7 +66,7 @@ struct Options : CommonOptions {
   std::string value_types = "fp16";
   std::string delta_bits = "4";
   std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared,
-      x_swizzle, row_lanes, x_f32;
+      x_swizzle, row_lanes;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   std::string batch = "1";  // vectors per product (macko::Schedule::batch)
   // MackoParams::align_rows of the MACKO encodings (a list: 0, 1 or 0,1). On by default since run 69:
@@ -258,11 +258,11 @@ std::string schedule_str(const macko::Schedule& s) {
          "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
          "/bpsm=" + std::to_string(s.blocks_per_sm) + "/elems=" + std::to_string(s.lane_elems) +
          "/splits=" + std::to_string(s.row_splits) + (s.x_shared ? "/xs=1" : "") + (s.x_swizzle ? "/swz=1" : "") +
-         (s.row_lanes != macko::kWarpLanes ? "/lanes=" + std::to_string(s.row_lanes) : "") + (s.x_f32 ? "/xf32=1" : "");
+         (s.row_lanes != macko::kWarpLanes ? "/lanes=" + std::to_string(s.row_lanes) : "");
 }
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
-// --prefetch, --blocks-per-sm, --lane-elems, --row-splits, --x-shared, --x-swizzle, --row-lanes and --x-f32 lists; a list left
+// --prefetch, --blocks-per-sm, --lane-elems, --row-splits, --x-shared, --x-swizzle and --row-lanes lists; a list left
 // empty keeps the default schedule's value (x_swizzle: swizzle_rule applied to each schedule), and the
 // batch is always def's. Combinations that are not valid schedules
 // (a split count that does not divide the warps per block) or have no kernel built (batch > 1 with
@@ -283,8 +283,7 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
               for (const int sp : list(o.row_splits, def.row_splits, "row splits"))
                 for (const int xs : list(o.x_shared, int(def.x_shared), "x shared"))
                   for (const int swz : list(o.x_swizzle, int(def.x_swizzle), "x swizzle"))
-                  for (const int rl : list(o.row_lanes, def.row_lanes, "row lanes"))
-                  for (const int xf : list(o.x_f32, int(def.x_f32), "x fp32")) {
+                  for (const int rl : list(o.row_lanes, def.row_lanes, "row lanes")) {
                   macko::Schedule s = def;
                   s.warps_per_block = wpb;
                   s.unroll_blocks = un;
@@ -295,7 +294,6 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
                   s.row_splits = sp;
                   s.x_shared = xs != 0;
                   s.row_lanes = rl;
-                  s.x_f32 = xf != 0;
                   // --x-swizzle left empty: the default rule (macko::x_swizzle_pays) for each schedule.
                   s.x_swizzle = o.x_swizzle.empty() ? swizzle_rule(s) : swz != 0;
                   const std::string what = "# skipped schedule db=" + std::to_string(s.delta_bits) + " " +
@@ -727,8 +725,6 @@ int main(int argc, char** argv) {
   app.add_option("--x-swizzle", o.x_swizzle,
                  "MACKO schedules: 0,1 (x in shared memory swizzled at batch 1; needs x in shared memory). Left "
                  "out: on where x is in shared memory and the matrix's gathers collide in banks (N:M rows)");
-  app.add_option("--x-f32", o.x_f32,
-                 "MACKO schedules: 0,1 (x in shared memory as fp32; needs x in shared memory, one vector and one warp per row)");
   app.add_option("--row-lanes", o.row_lanes, "MACKO schedules: 32 (a warp per row) or 16 (two rows per warp)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,

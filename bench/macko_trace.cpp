@@ -225,7 +225,7 @@ int main(int argc, char** argv) try {
       };
       const LaunchStats& mid = runs[runs.size() / 2];
       const double drain = med(&LaunchStats::end_max) - med(&LaunchStats::end_p50);
-      const std::string sched = std::string(s.x_shared ? (s.x_f32 ? "x in smem fp32" : "x in smem") : "x via L1") + "/wpb=" +
+      const std::string sched = std::string(s.x_shared ? "x in smem" : "x via L1") + "/wpb=" +
                                 std::to_string(s.warps_per_block) + "/lanes=" + std::to_string(s.row_lanes) +
                                 "/splits=" + std::to_string(s.row_splits) + "/elems=" + std::to_string(s.lane_elems);
       std::printf("%-12s %5.3f %6d %8.1f %8.1f %9.2f %9.2f %9.2f %7.2f %7.2f %8.1f %8.1f %8.1f %8.1f %8.1f  %s\n",

@@ -31,8 +31,7 @@ bool same_compiled(const macko::Schedule& a, const macko::Schedule& b) {
   return a.delta_bits == b.delta_bits && a.lane_accumulators == b.lane_accumulators &&
          a.unroll_blocks == b.unroll_blocks && a.prefetch == b.prefetch && a.lane_elems == b.lane_elems &&
          a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch && a.row_lanes == b.row_lanes &&
-         (a.batch > 1 || a.x_swizzle == b.x_swizzle) &&  // batches always swizzle x in shared memory
-         a.x_f32 == b.x_f32;
+         (a.batch > 1 || a.x_swizzle == b.x_swizzle);  // batches always swizzle x in shared memory
 }
 std::string compiled_name(const macko::Schedule& s) {
   return "db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
@@ -40,19 +39,18 @@ std::string compiled_name(const macko::Schedule& s) {
          "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
          (s.x_shared ? "/x_shared" : "") + (s.x_swizzle ? "/x_swizzle" : "") +
          (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "") +
-         (s.row_lanes != macko::kWarpLanes ? "/row_lanes=" + std::to_string(s.row_lanes) : "") +
-         (s.x_f32 ? "/x_f32" : "");
+         (s.row_lanes != macko::kWarpLanes ? "/row_lanes=" + std::to_string(s.row_lanes) : "");
 }
 
 template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false,
-          int NB = 1, bool SWZ = false, int RL = macko::kWarpLanes, bool XF32 = false>
+          int NB = 1, bool SWZ = false, int RL = macko::kWarpLanes>
 struct Variant {
   static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kBatch = NB,
                        kRowLanes = RL;
-  static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ, kXF32 = XF32;
+  static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ;
   // The kernel's own compile-time schedule (its launch parameters are placeholders).
   static constexpr macko::Schedule schedule() {
-    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ, RL, XF32>::kSched;
+    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ, RL>::kSched;
   }
   static bool matches(const macko::Schedule& s) { return same_compiled(s, schedule()); }
   static std::string name() { return compiled_name(schedule()); }
@@ -65,10 +63,9 @@ struct Variant {
 // rows is short (default_schedule; runs 44-45). The same three x_shared kernels are built with x
 // swizzled (Schedule::x_swizzle, for N:M-pruned matrices; runs 59-60).
 // Two rows per warp (Schedule::row_lanes = 16; 8 or 4 elements per lane, x through L1 or in shared
-// memory) for short rows. x in shared memory as fp32 (Schedule::x_f32) for the default's 8-element
-// kernel only (tall matrices, default_schedule). Batches of 2, 4 and 8 vectors (4-bit deltas): the
-// default's loads with x through L1 (8, 4 and 2 elements per lane; split rows) and in shared memory
-// (kernels/NOTES.md, "Batched MACKO").
+// memory) for short rows. Batches of 2, 4 and 8 vectors (4-bit deltas): the default's loads with x
+// through L1 (8, 4 and 2 elements per lane; split rows) and in shared memory (kernels/NOTES.md,
+// "Batched MACKO").
 template <int NB>
 using BatchVariants =
     std::tuple<Variant<4, 1, 2, true, 8, 1, false, NB>, Variant<4, 1, 2, true, 4, 1, false, NB>,
@@ -83,8 +80,7 @@ using Compiled = decltype(std::tuple_cat(
                Variant<4, 1, 2, true, 8, 2, true>, Variant<4, 1, 2, true, 8, 1, true, 1, true>,
                Variant<4, 1, 2, true, 4, 1, true, 1, true>, Variant<4, 1, 2, true, 8, 2, true, 1, true>,
                Variant<4, 1, 2, true, 8, 1, false, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, false, 1, false, 16>,
-               Variant<4, 1, 2, true, 8, 1, true, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, true, 1, false, 16>,
-               Variant<4, 1, 2, true, 8, 1, true, 1, false, 32, true>>{},
+               Variant<4, 1, 2, true, 8, 1, true, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, true, 1, false, 16>>{},
     BatchVariants<2>{}, BatchVariants<4>{}, BatchVariants<8>{}));
 
 // Bytes of shared memory x takes (16-byte words: the block copies it with 16-byte cp.async).
@@ -119,9 +115,9 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
                     std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
                     int wpb, int blocks_per_sm, cudaStream_t st) {
   using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                      V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes, V::kXF32>;
+                                      V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                    V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes, V::kXF32>;
+                                    V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   auto kernel = [&] {
     if constexpr (V::kXShared)
       return wide ? detail::macko_spmv_xs_kernel<Wide, TD, TYD> : detail::macko_spmv_xs_kernel<Narrow, TD, TYD>;
@@ -141,7 +137,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   }
   if constexpr (V::kXShared) {
     // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).
-    smem = V::kXF32 ? x_smem_bytes(cols, sizeof(float)) : x_smem_bytes(macko::x_shared_elems(cols, V::kBatch), sizeof(TD));
+    smem = x_smem_bytes(macko::x_shared_elems(cols, V::kBatch), sizeof(TD));
     // The shared-memory limit and the occupancy depend on the kernel, device, block size and x
     // size only: looked up once per launch shape, not on every call. The kernel's dynamic
     // shared-memory ceiling is raised to the most any x may take (xs_fit), so it never shrinks under
@@ -157,8 +153,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
       const XsFit fit = xs_fit(kernel, dev, threads, smem);
       require(smem <= fit.dyn_max,
               "MACKO schedule x_shared: x needs " + std::to_string(smem) + " bytes of shared memory (" +
-                  std::to_string(cols) + " columns x batch " + std::to_string(V::kBatch) +
-                  (V::kXF32 ? ", as fp32" : "") + "), the device allows " +
+                  std::to_string(cols) + " columns x batch " + std::to_string(V::kBatch) + "), the device allows " +
                   std::to_string(fit.dyn_max) + " per block");
       require(fit.resident > 0, "MACKO schedule x_shared: no block of " + std::to_string(threads) + " threads fits");
       last = Shape{kptr, dev, threads, fit.resident, smem};
@@ -238,18 +233,6 @@ static macko::Schedule default_batch_schedule(macko::Schedule s, double density,
   return s;
 }
 
-// x in shared memory as fp32 (Schedule::x_f32) where s keeps x in shared memory on a tall matrix of at
-// most kXF32MaxCols columns with one warp per row and 8 elements per lane, at density <=
-// kXF32MaxDensity, on kXF32WarpsPerBlock-warp blocks. H100, runs 115-117 (kernels/NOTES.md): ...
-static macko::Schedule with_x_f32(macko::Schedule s, double density, std::int64_t rows, std::int64_t cols) {
-  if (s.x_shared && s.batch == 1 && s.row_lanes == macko::kWarpLanes && s.row_splits == 1 && !s.x_swizzle &&
-      s.lane_elems == macko::kElemsPerLane && rows > cols && cols <= kXF32MaxCols && density <= kXF32MaxDensity) {
-    s.x_f32 = true;
-    s.warps_per_block = kXF32WarpsPerBlock;
-  }
-  return s;
-}
-
 macko::Schedule default_schedule(int delta_bits, double density, std::int64_t rows, std::int64_t cols, int batch) {
   macko::Schedule s;
   s.delta_bits = delta_bits;
@@ -298,7 +281,7 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
     s.x_shared = true;
     s.warps_per_block = x_shared_warps_per_block(rows, cols);
     if (rows > cols || cols >= 3 * rows) s.lane_elems = macko::kElemsPerLane;
-    return with_x_f32(s, density, rows, cols);
+    return s;
   }
   // x in shared memory on a persistent grid, up to the widest x measured (kXSharedDefaultMaxCols
   // columns, 96 KiB: two blocks per SM): where cols >= rows, and on tall matrices with 8 elements per
@@ -350,7 +333,7 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
         if (tail > 0 && tail < kXSharedSplitTail) s.row_splits = 2;
       }
     }
-    return with_x_f32(s, density, rows, cols);
+    return s;
   }
   // Wide matrices have few, long rows: the grid's last round of one-row warps runs part empty for
   // a whole (long) row's time. Two warps per row (8 per block) shorten that: 5-8 % faster on

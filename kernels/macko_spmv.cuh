@@ -199,64 +199,9 @@ struct SharedX {
   __device__ __forceinline__ XPack<T, NB> operator()(int col) const { return at(static_cast<unsigned>(col)); }
 };
 
-// x staged in shared memory as fp32 (Schedule::x_f32; one vector, unswizzled): a gather needs no
-// conversion, and the same values give the same bits. copy() converts x at the kernel's start
-// (16-byte loads, up to 4 in flight per thread: more raised the kernel's registers), before the
-// warps' first row loads; ready() is the block barrier. H100, runs 115-116 (kernels/NOTES.md).
-template <class T>
-struct SharedXF {
-  static constexpr bool kByteCursor = false;
-  float* s;
-  const T* __restrict__ x;
-  std::int64_t cols;
-  // Called by every thread of the block at the kernel start, before any row (nothing else is live).
-  __device__ __forceinline__ void copy() const {
-    const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
-    const uint4* x4 = reinterpret_cast<const uint4*>(x);
-    for (std::int64_t i0 = threadIdx.x; i0 < words; i0 += 4 * std::int64_t{blockDim.x}) {
-      uint4 r[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const std::int64_t i = i0 + std::int64_t{j} * blockDim.x;
-        if (i < words) r[j] = __ldg(x4 + i);
-      }
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const std::int64_t i = i0 + std::int64_t{j} * blockDim.x;
-        if (i < words) {
-          const T* h = reinterpret_cast<const T*>(&r[j]);
-          float4* d = reinterpret_cast<float4*>(s + 8 * i);
-          d[0] = make_float4(to_f32(h[0]), to_f32(h[1]), to_f32(h[2]), to_f32(h[3]));
-          d[1] = make_float4(to_f32(h[4]), to_f32(h[5]), to_f32(h[6]), to_f32(h[7]));
-        }
-      }
-    }
-    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) s[i] = to_f32(x[i]);
-  }
-  __device__ __forceinline__ void ready() const {
-    asm volatile("bar.sync 0;\n" ::: "memory");
-  }
-  // The cursor keeps column col's 32-bit shared address opaque, so that column col + k costs one
-  // LEA (k << 2 plus the address) instead of re-adding col to k before scaling.
-  struct Cursor {
-    unsigned a;
-    __device__ __forceinline__ XPack<float, 1> operator[](unsigned k) const {
-      float v;
-      asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a + (k << 2)));
-      return {{v}};
-    }
-  };
-  __device__ __forceinline__ Cursor cursor(int col) const {
-    unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(s)) + 4u * static_cast<unsigned>(col);
-    asm("" : "+r"(a));
-    return {a};
-  }
-  __device__ __forceinline__ XPack<float, 1> operator()(int col) const { return {{s[col]}}; }
-};
-
 // acc[b][a] += v * x_b for every vector b of the batch: the batch-1 FMA, once per vector.
-template <int NB, int A, class T, class TX>
-__device__ __forceinline__ void fma_pack(float (&acc)[NB][A], int a, T v, const XPack<TX, NB>& xp) {
+template <int NB, int A, class T>
+__device__ __forceinline__ void fma_pack(float (&acc)[NB][A], int a, T v, const XPack<T, NB>& xp) {
   const float vf = to_f32(v);
 #pragma unroll
   for (int b = 0; b < NB; ++b) acc[b][a] = __fmaf_rn(vf, to_f32(xp.v[b]), acc[b][a]);
@@ -274,8 +219,7 @@ __device__ __forceinline__ void fma_x(float (&acc)[NB][A], int a, const T& v, co
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes,
-          bool XF32 = false>
+          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -288,7 +232,6 @@ struct KernelConfig {
   static constexpr int kBatch = NB;
   static constexpr bool kXSwizzle = XSWIZZLE;
   static constexpr int kRowLanes = RL;  // lanes per row (Schedule::row_lanes)
-  static constexpr bool kXF32 = XF32;   // x in shared memory as fp32 (Schedule::x_f32)
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -301,7 +244,6 @@ struct KernelConfig {
     s.batch = NB;
     s.x_swizzle = XSWIZZLE;
     s.row_lanes = RL;
-    s.x_f32 = XF32;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -777,9 +719,8 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
 // x staged in shared memory (Schedule::x_shared). The block copies x (cols x batch elements) once: 16-byte
 // words with cp.async (all in flight at once, no registers), then the tail; each warp issues its
 // first row's loads before it waits for the copy (SharedX::ready). The grid is persistent (the host
-// launches at most the resident blocks), so x is read once per block. With Schedule::x_f32 the block
-// converts x to fp32 instead (SharedXF::copy). __launch_bounds__(1024) holds the kernel at 64
-// registers: two 512-thread blocks per SM (at 69 registers one, run 39).
+// launches at most the resident blocks), so x is read once per block. __launch_bounds__(1024) holds
+// the kernel at 64 registers: two 512-thread blocks per SM (at 69 registers one, run 39).
 template <class Cfg, class T, class TY>
 __global__ void __launch_bounds__(1024)
     macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
@@ -789,39 +730,33 @@ __global__ void __launch_bounds__(1024)
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
   static_assert(Cfg::kXShared, "schedules without x_shared run macko_spmv_kernel");
   extern __shared__ __align__(16) unsigned char macko_xs[];
-  if constexpr (Cfg::kXF32) {
-    const SharedXF<T> xf{reinterpret_cast<float*>(macko_xs), x, cols};
-    xf.copy();
-    spmv_rows<Cfg>(values, deltas, row_ptr, xf, y, rows, alpha, beta, split_bases);
+  T* xs = reinterpret_cast<T*>(macko_xs);
+  const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
+  if constexpr (Cfg::kBatch == 1) {
+    // 16-byte chunks (to their swizzled place with x_swizzle: macko::x_pack_slot keeps each chunk
+    // whole), then the tail.
+    auto slot = [](std::int64_t c) { return Cfg::kXSwizzle ? macko::x_pack_slot(c, 1) : c; };
+    const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
+    for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(2 * slot(8 * i))),
+                   "l"(reinterpret_cast<const uint4*>(x) + i)
+                   : "memory");
+    for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[slot(i)] = x[i];
   } else {
-    T* xs = reinterpret_cast<T*>(macko_xs);
-    const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
-    if constexpr (Cfg::kBatch == 1) {
-      // 16-byte chunks (to their swizzled place with x_swizzle: macko::x_pack_slot keeps each chunk
-      // whole), then the tail.
-      auto slot = [](std::int64_t c) { return Cfg::kXSwizzle ? macko::x_pack_slot(c, 1) : c; };
-      const std::int64_t words = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? cols / 8 : 0;
-      for (std::int64_t i = threadIdx.x; i < words; i += blockDim.x)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(xs_base + static_cast<std::uint32_t>(2 * slot(8 * i))),
-                     "l"(reinterpret_cast<const uint4*>(x) + i)
-                     : "memory");
-      for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[slot(i)] = x[i];
-    } else {
-      // One cp.async per column: its pack (2 * batch bytes, aligned: the host checks x) to its
-      // swizzled slot (macko::x_pack_slot).
-      constexpr int kPackBytes = 2 * Cfg::kBatch;
-      for (unsigned c = threadIdx.x; c < cols; c += blockDim.x) {
-        const std::uint32_t dst = xs_base + kPackBytes * macko::x_pack_slot(c, Cfg::kBatch);
-        const T* src = x + std::int64_t{c} * Cfg::kBatch;
-        if constexpr (kPackBytes == 16)
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-        else
-          asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
-      }
+    // One cp.async per column: its pack (2 * batch bytes, aligned: the host checks x) to its
+    // swizzled slot (macko::x_pack_slot).
+    constexpr int kPackBytes = 2 * Cfg::kBatch;
+    for (unsigned c = threadIdx.x; c < cols; c += blockDim.x) {
+      const std::uint32_t dst = xs_base + kPackBytes * macko::x_pack_slot(c, Cfg::kBatch);
+      const T* src = x + std::int64_t{c} * Cfg::kBatch;
+      if constexpr (kPackBytes == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+      else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
     }
-    spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
-                   split_bases);
   }
+  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
+                 split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail

@@ -77,12 +77,6 @@ inline constexpr double kLowDensity = 0.15;
 // two rows per warp with x in shared memory, 8 elements per lane, 4-warp blocks (runs 80-81).
 inline constexpr double kTwoRowsMaxNnz = 768;
 inline constexpr std::int64_t kXSharedLowMinCols = 7168;
-// Tall matrices of at most kXF32MaxCols columns whose default keeps x in shared memory with one warp
-// per row and 8 elements per lane take it as fp32 (Schedule::x_f32) on kXF32WarpsPerBlock-warp
-// blocks at density <= kXF32MaxDensity (the fp32 copy of 4-warp blocks would cost blocks per SM).
-inline constexpr std::int64_t kXF32MaxCols = 9216;
-inline constexpr double kXF32MaxDensity = 0.4;
-inline constexpr int kXF32WarpsPerBlock = 12;
 inline constexpr double kBatchDenseDensity = 0.75;
 inline constexpr std::int64_t kXSharedBatchMaxBytes = 196608;  // 12288 columns x 8 vectors x 2 bytes
 // With batch > 1 (Schedule::batch, built for 4-bit deltas) x is in shared memory (swizzled packs,
@@ -125,11 +119,6 @@ macko::Schedule default_schedule_for(const Macko<T>& a, int batch = 1) {
   // Two rows per warp are built unswizzled: rows whose gathers collide (N:M) keep one warp per row,
   // swizzled, as measured in runs 63-66.
   xs.row_lanes = macko::kWarpLanes;
-  // The fp32 copy (x_f32) is not swizzled: such rows take the swizzled 16-bit copy and its blocks.
-  if (xs.x_f32) {
-    xs.x_f32 = false;
-    xs.warps_per_block = x_shared_warps_per_block(a.rows, a.cols);
-  }
   return is_compiled(xs) && macko::x_swizzle_pays(a, xs) ? xs : s;
 }
 

@@ -102,8 +102,7 @@ void check_case(const Case& c) {
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
               ", lane elements " + std::to_string(c.sched.lane_elems) + ", row splits " +
               std::to_string(c.sched.row_splits) + ", x_shared " + std::to_string(c.sched.x_shared) + ", x_swizzle " +
-              std::to_string(c.sched.x_swizzle) + ", row lanes " + std::to_string(c.sched.row_lanes) + ", x_f32 " +
-              std::to_string(c.sched.x_f32) + ")");
+              std::to_string(c.sched.x_swizzle) + ", row lanes " + std::to_string(c.sched.row_lanes) + ")");
     }
   }
   // Model vs oracle within the derived bound, every vector: the rule `warpsparse verify` and the
@@ -175,14 +174,6 @@ rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
       c.sched.x_shared = std::get<5>(v);
       // Each x_shared kernel is also built with x swizzled (Schedule::x_swizzle).
       if (c.sched.x_shared) c.sched.x_swizzle = *rc::gen::arbitrary<bool>().as("x_swizzle");
-      // The default-loads x_shared kernel (8 elements, one part) is also built with x as fp32
-      // (Schedule::x_f32, unswizzled; 4 bytes a column must fit a block's shared memory).
-      if (c.sched.x_shared && c.sched.lane_elems == 8 && c.sched.row_splits == 1 && c.sched.lane_accumulators == 1 &&
-          *rc::gen::arbitrary<bool>().as("x_f32")) {
-        c.sched.x_f32 = true;
-        c.sched.x_swizzle = false;
-        c.cols = std::min<std::int64_t>(c.cols, 50000);
-      }
     }
     c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8).as("rows per block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
@@ -315,9 +306,9 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     check_case<half, half>(t);
     REQUIRE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row (run 103)
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);  // >= kXSharedLowMinCols: any density
+    REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).warps_per_block == 4);
     REQUIRE(gpu::default_schedule(4, 0.2, 50000, 5120).x_shared);  // 1024 nonzeros per row (run 103)
-    for (const auto& s : {gpu::default_schedule(4, 0.2, 30000, 8192), gpu::default_schedule(4, 0.2, 50000, 5120)})
-      REQUIRE(s.warps_per_block == (s.x_f32 ? gpu::kXF32WarpsPerBlock : 4));  // 4-warp blocks unless x is fp32
+    REQUIRE(gpu::default_schedule(4, 0.2, 50000, 5120).warps_per_block == 4);
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5000, 5001).warps_per_block == 4);  // not tall: 16-warp blocks
     // Short rows (<= kTwoRowsMaxNnz nonzeros) on tall matrices of <= kXSharedTallMaxCols columns: two
     // rows per warp, x in shared memory; longer rows, or square and wide matrices: one warp per row.
@@ -342,7 +333,7 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
       const macko::Schedule low = gpu::default_schedule(4, 0.1, lr, lc);
       REQUIRE(low.x_shared);
       REQUIRE(low.lane_elems == le);
-      REQUIRE(low.warps_per_block == (low.x_f32 ? gpu::kXF32WarpsPerBlock : lw));
+      REQUIRE(low.warps_per_block == lw);
       REQUIRE(gpu::is_compiled(low));
     }
     REQUIRE(gpu::default_schedule(4, 0.5, 50000, 12288).x_shared);  // tall, wider x: 16-warp blocks (run 106)
@@ -407,23 +398,6 @@ TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
   run_swz(3000, 4099, 0.5, 8, 1);
   run_swz(3000, 1001, 0.5, 4, 1);
   run_swz(500, 20000, 0.5, 8, 2);
-  // x as fp32 (Schedule::x_f32): the default of tall matrices of <= kXF32MaxCols columns at density
-  // <= kXF32MaxDensity (kXF32WarpsPerBlock-warp blocks), odd column counts (the copy's tail), two
-  // value and output types; above that density, on wider or on square matrices, the 16-bit copy.
-  constexpr std::int64_t kc = gpu::kXF32MaxCols;
-  for (const auto& [rows, cols, d] : {std::tuple<std::int64_t, std::int64_t, double>{kc + 1800, kc, 0.3},
-                                      {kc + 1000, kc - 1, gpu::kXF32MaxDensity}, {6000, 5001, 0.2}, {4000, 3001, 0.35}}) {
-    const macko::Schedule s = gpu::default_schedule(4, d, rows, cols);
-    REQUIRE(s.x_f32);
-    REQUIRE(s.warps_per_block == gpu::kXF32WarpsPerBlock);
-    REQUIRE(gpu::is_compiled(s));
-    Case c{rows, cols, {analysis::Pattern::exact_nnz, d, 0}, 558, 4, s, false, false, 1.0f, 0.5f};
-    check_case<half, half>(c);
-    check_case<bfloat16, float>(c);
-  }
-  REQUIRE_FALSE(gpu::default_schedule(4, 0.5, 9000, 5120).x_f32);     // denser than kXF32MaxDensity
-  REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5120, 9000).x_f32);     // not tall
-  REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 20000, kc + 1).x_f32);  // wider than kXF32MaxCols
   // default_schedule_for reads the matrix: 2:4 and 4:8 rows get x in shared memory, swizzled, also
   // on shapes whose rule keeps x in L1 (20000 x 1000, 12000 x 10000: tall); uniform rows keep the
   // shape rule's schedule, unswizzled. Its schedules are compiled and exact. 20000 x 1000 at d = 0.5

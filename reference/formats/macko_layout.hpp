@@ -173,15 +173,6 @@ struct Schedule {
   // whose rows hold <= ~700 nonzeros; slower on longer rows and on square and wide matrices.
   // gpu::default_schedule picks it for tall matrices of <= 9216 columns and <= 768 nonzeros per row.
   int row_lanes = kWarpLanes;
-  // x's shared-memory copy holds fp32 values, converted once when the block copies x, so a gather
-  // needs no conversion before its FMA (the same values: the bits do not change, and the warp model
-  // ignores it). Twice the shared memory (4 bytes per column), so it pays where the block count per
-  // SM does not drop: measured on the H100 (kernels/NOTES.md, runs 115-117) with 12-warp blocks on
-  // tall matrices of <= 9216 columns, 0.5-4 % faster at d = 0.3 and 2-8 % at d = 0.2-0.1, a tie at
-  // d = 0.5; with 4-warp blocks of 7168-9216 columns (7 blocks per SM instead of 9) 6-11 % slower.
-  // gpu::default_schedule picks it for those tall matrices at density <= kXF32MaxDensity. Needs
-  // x_shared, one vector and no swizzle (built for one warp per row and 8 elements per lane).
-  bool x_f32 = false;
 
   WS_HD constexpr int elems_per_step() const { return row_lanes * lane_elems; }
   WS_HD constexpr int rows_per_warp() const { return kWarpLanes / row_lanes; }
@@ -206,8 +197,7 @@ struct Schedule {
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
            (row_splits == 1 || warps_per_block / row_splits <= 15) &&
-           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1)) &&
-           (!x_f32 || (x_shared && batch == 1 && !x_swizzle));
+           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1));
   }
 };
 

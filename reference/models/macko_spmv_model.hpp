@@ -19,12 +19,12 @@
 // shuffle is segmented to 16 lanes (scan, step total, delta redistribution, a 4-level butterfly),
 // so no value crosses halves, and the steps the shorter row's half walks past its end are fully
 // masked. The model therefore walks each row on lanes 0-15 of the emulated warp, lanes 16-31 idle.
-// Schedule::prefetch, Schedule::x_shared and Schedule::x_f32 change only when the loads are issued
-// and where x is read from (L1, or a 16-bit or fp32 shared-memory copy of the same values), not the
-// values nor the arithmetic: the model ignores them. The kernel forms the same integer columns in
-// fewer instructions than steps 4-5 spell out: per-lane sums by SWAR bytes (a row's first and last
-// steps with byte-masked increments), and one shfl_up ladder for two interior steps whose lane sums
-// ride in the halves of one word (proptests/warp_emulator_tests.cpp checks that identity).
+// Schedule::prefetch and Schedule::x_shared change only when the loads are issued and where x is
+// read from (L1 or a shared-memory copy), not the values nor the arithmetic: the model ignores them.
+// The kernel forms the same integer columns in fewer instructions than steps 4-5 spell out: lane
+// sums by SWAR bytes (in a row's first and last steps over byte-masked increments), and one
+// shfl_up ladder for two interior steps whose lane sums ride in the halves of one word
+// (proptests/warp_emulator_tests.cpp checks that identity).
 // With Schedule::batch = B > 1, x is cols x B and y rows x B (row-major): each gather of step 5 is
 // one B-value vector load of x's row col, every lane keeps A accumulators per vector, and 6 runs
 // once per vector; vector b's arithmetic is the batch-1 arithmetic on column b.
