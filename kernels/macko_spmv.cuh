@@ -322,7 +322,7 @@ __device__ __forceinline__ typename Cfg::DeltaWord step_word(typename Cfg::Delta
 
 // The in-lane half of a 4-bit interior step: SWAR running sums of the increments (delta + 1) in
 // bytes. Element pairs are summed, and multiplying by 0x01010101 gives inclusive prefix sums (each
-// byte <= 4 * 32). With E < 8 the word holds E nibbles; bytes past E/2 carry garbage never read.
+// byte <= 8 * 16 = 128). With E < 8 the word holds E nibbles; bytes past E/2 carry garbage never read.
 struct Prefix4 {
   std::uint32_t even;  // byte k: increments of elements 0..2k
   std::uint32_t odd;   // byte k: increments of elements 0..2k+1
@@ -346,9 +346,10 @@ __device__ __forceinline__ void fma4(const Prefix4& p, const T* v, int col0, flo
   constexpr int E = Cfg::kLaneElems;
   auto owned = [&](int i) { return !kMasked || ((own >> i) & 1u) != 0; };
   if constexpr (XSrc::kByteCursor && sizeof(T) == 2 && E == macko::kElemsPerLane) {
-    // Byte offsets of 16-bit values: the prefix bytes doubled in place. Byte k of even holds at
-    // most 7 increments (112 < 128), so no bit crosses into the byte above; byte k of odd at most
-    // 16 (2k + 2), which overflows for the last element only (odd's byte E/2 - 1 is local).
+    // Byte offsets of 16-bit values: the prefix bytes doubled in place. Byte k of even sums at most
+    // 2k + 1 <= 7 increments of at most 16 (112 < 128), so doubling moves no bit into the byte
+    // above. Byte k of odd sums 2k + 2, up to 128 for the last one, which doubling would overflow:
+    // that offset is taken from local (odd's byte E/2 - 1) instead.
     const std::uint32_t even2 = p.even << 1, odd2 = p.odd << 1;
 #pragma unroll
     for (int k = 0; k < E / 2; ++k) {
