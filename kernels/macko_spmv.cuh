@@ -328,10 +328,17 @@ struct Prefix4 {
   std::uint32_t odd;   // byte k: increments of elements 0..2k+1
   int local;           // the lane's sum of increments (at most 8 * 16 = 128)
 };
-template <int E>
-__device__ __forceinline__ Prefix4 prefix4(std::uint32_t mine) {
-  const std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;         // elements 0,2,4,6
-  const std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
+// With kMasked only the elements whose bit is set in own count (a row's first and last steps,
+// masked_step4): the others' bytes are cleared, so they add no increment. Bits 0, 2, 4, 6 of m go to
+// bytes 0..3 as 0xff: the four shifted copies (x 0x41041) put bit 2k at 8k; where two copies meet
+// (bits 6, 12, 18) the carry lands on an odd bit, which the mask drops.
+template <int E, bool kMasked = false>
+__device__ __forceinline__ Prefix4 prefix4(std::uint32_t mine, unsigned own = 0) {
+  auto bytes = [](unsigned m) { return ((m * 0x41041u) & 0x01010101u) * 0xffu; };
+  std::uint32_t lo = (mine & 0x0f0f0f0fu) + 0x01010101u;  // elements 0,2,4,6
+  if constexpr (kMasked) lo &= bytes(own & 0x55u);
+  std::uint32_t hi = ((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u;  // elements 1,3,5,7
+  if constexpr (kMasked) hi &= bytes((own >> 1) & 0x55u);
   const std::uint32_t odd = (lo + hi) * 0x01010101u;
   return {odd - hi, odd, static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu)};
 }
@@ -379,13 +386,7 @@ __device__ __forceinline__ void masked_step4(std::uint32_t mine, const T* v, int
   constexpr int E = Cfg::kLaneElems, L = Cfg::kRowLanes;
   const int a = min(max(-rel, 0), E), b = min(max(row_len - rel, 0), E);  // owned: elements [a, b)
   const unsigned own = ((1u << b) - 1u) & ~((1u << a) - 1u);
-  // Bits 0, 2, 4, 6 of m to bytes 0..3 as 0xff: the four shifted copies (x 0x41041) put bit 2k at
-  // 8k; where two copies meet (bits 6, 12, 18) the carry lands on an odd bit, which the mask drops.
-  auto bytes = [](unsigned m) { return ((m * 0x41041u) & 0x01010101u) * 0xffu; };
-  const std::uint32_t lo = ((mine & 0x0f0f0f0fu) + 0x01010101u) & bytes(own & 0x55u);          // elements 0,2,4,6
-  const std::uint32_t hi = (((mine >> 4) & 0x0f0f0f0fu) + 0x01010101u) & bytes((own >> 1) & 0x55u);  // 1,3,5,7
-  const std::uint32_t odd = (lo + hi) * 0x01010101u;
-  const Prefix4 p{odd - hi, odd, static_cast<int>((odd >> (8 * (E / 2 - 1))) & 0xffu)};
+  const Prefix4 p = prefix4<E, true>(mine, own);
   local = p.local;
   excl = warp_exclusive_scan<L>(local);
   fma4<Cfg, true>(p, v, base + excl, acc, x, own);
