@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -170,59 +168,6 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   // shapes, +0.8 % on average at d = 0.5 / 0.3 (up to +3.8 %, 28672x7168 at d = 0.5; at worst
   // -0.5 %), +0.5 % at d = 1.0 / 0.1 (-3.8 % on 28672x8192 at d = 0.1, +2.9 % on 7168x28672), +0.3 %
   // on batches. The bits do not change: a row's warp does the same work whichever warp it is.
-#ifdef WS_MACKO_MC
-  // Experiment: clusters of WS_MACKO_MC blocks share x's read (macko_spmv_xs_kernel). The grid is
-  // a whole number of clusters, at most the clusters that are resident at once.
-  if constexpr (V::kXShared && V::kBatch == 1 && !V::kXSwizzle) {
-    // The cluster size: WS_MACKO_MC_SIZE (1-8) from the environment, else the macro's value.
-    static const int C = [] {
-      const char* e = std::getenv("WS_MACKO_MC_SIZE");
-      const int c = e != nullptr ? std::atoi(e) : WS_MACKO_MC;
-      require(c >= 1 && c <= 8, "WS_MACKO_MC_SIZE: 1 to 8 blocks per cluster");
-      return c;
-    }();
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = C;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(C);
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = st;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    int clusters = 0;
-    WS_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-    require(clusters > 0, "MACKO WS_MACKO_MC_SIZE: no cluster of " + std::to_string(C) + " blocks fits");
-    // WS_MACKO_MC_MODE: "plain" launches without clusters (the kernel's copy path with clusters of
-    // one), "full" launches every resident cluster instead of balanced rounds.
-    static const std::string mode = [] {
-      const char* e = std::getenv("WS_MACKO_MC_MODE");
-      return std::string(e != nullptr ? e : "");
-    }();
-    const std::int64_t cap0 = cap;
-    if (mode != "plain") cap = std::min<std::int64_t>(cap, std::int64_t{clusters} * C);
-    cap -= cap % C;
-    blocks = mode == "full" ? std::min(blocks, cap) : macko::balanced_blocks(blocks, cap);
-    blocks = (blocks + C - 1) / C * C;
-    static std::int64_t shown = -1;
-    if (shown != blocks) {
-      std::fprintf(stderr, "# mc: C=%d mode=%s resident blocks %lld, in clusters %lld, grid %lld\n", C, mode.c_str(),
-                   static_cast<long long>(cap0), static_cast<long long>(cap), static_cast<long long>(blocks));
-      shown = blocks;
-    }
-    if (mode == "plain") {
-      kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
-          v, d, p, x, y, rows, cols, alpha, beta, split_bases);
-      return;
-    }
-    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-    WS_CUDA(cudaLaunchKernelEx(&cfg, kernel, v, d, p, x, y, rows, cols, alpha, beta, split_bases));
-    return;
-  }
-#endif
   blocks = macko::balanced_blocks(blocks, cap);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
   kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(

@@ -159,26 +159,6 @@ struct GlobalX {  // x read through L1 (ld.global.nc)
 // The block's copy is issued with cp.async before the warps start their rows; ready() waits for
 // it (this thread's copies, then a block-wide barrier), and spmv_rows calls it exactly once per
 // warp, after the warp's first row loads are in flight, so the copy overlaps them.
-#ifdef WS_MACKO_MC
-// Experiment (WS_MACKO_MC = cluster size): the blocks of a thread-block cluster share one read of x
-// from L2. Block r of the cluster issues a bulk copy of the r-th part of x multicast to every block
-// of the cluster; each block's mbarrier completes when all of x (and the tail, stored by thread 0)
-// has landed in its own shared memory.
-__shared__ std::uint64_t macko_x_bar;
-__device__ __forceinline__ std::uint32_t mc_bar() {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(&macko_x_bar));
-}
-__device__ __forceinline__ void mc_wait() {
-  asm volatile(
-      "{\n .reg .pred p;\n"
-      "MC_WAIT:\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
-      " @!p bra MC_WAIT;\n"
-      "}\n" ::"r"(mc_bar())
-      : "memory");
-}
-#endif
-
 template <class T, int NB = 1, bool SWZ = false>
 struct SharedX {
   // Batches always swizzle their packs; one vector only with Schedule::x_swizzle.
@@ -188,12 +168,6 @@ struct SharedX {
   static constexpr bool kByteCursor = !kSwizzled;
   const T* s;
   __device__ __forceinline__ void ready() const {
-#ifdef WS_MACKO_MC
-    if constexpr (NB == 1 && !SWZ) {  // the cluster's multicast copy (macko_spmv_xs_kernel): wait for its bytes
-      mc_wait();
-      return;
-    }
-#endif
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     // bar.sync 0 over the whole block: warps arrive from different places of spmv_rows (their first
     // row, or after the row loop when they have none), each exactly once.
@@ -760,47 +734,6 @@ __global__ void __launch_bounds__(1024)
   extern __shared__ __align__(16) unsigned char macko_xs[];
   T* xs = reinterpret_cast<T*>(macko_xs);
   const auto xs_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(xs));
-#ifdef WS_MACKO_MC
-  constexpr bool kMc = Cfg::kBatch == 1 && !Cfg::kXSwizzle;
-  if constexpr (kMc) {
-    const std::uint32_t bar = mc_bar();
-    if (threadIdx.x == 0) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
-      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    // Every block's barrier is initialised before any block multicasts into it.
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-    if (threadIdx.x == 0) {
-      std::uint32_t rank, n;
-      asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-      asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-      const std::uint32_t words =
-          (reinterpret_cast<std::uintptr_t>(x) & 15) == 0 ? static_cast<std::uint32_t>(cols / 8) : 0u;
-      const std::uint32_t per = (words + n - 1) / n;
-      const std::uint32_t w0 = rank * per < words ? rank * per : words;
-      const std::uint32_t w1 = w0 + per < words ? w0 + per : words;
-      if (w1 > w0 && n == 1) {
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                         xs_base),
-                     "l"(x), "r"(16u * words), "r"(bar)
-                     : "memory");
-      } else if (w1 > w0) {
-        const auto mask = static_cast<std::uint16_t>((1u << n) - 1u);
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], "
-            "%4;\n" ::"r"(xs_base + 16u * w0),
-            "l"(reinterpret_cast<const uint4*>(x) + w0), "r"(16u * (w1 - w0)), "r"(bar), "h"(mask)
-            : "memory");
-      }
-      for (std::int64_t i = std::int64_t{words} * 8; i < cols; ++i) xs[i] = x[i];
-      std::uint64_t state;
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;\n"
-                   : "=l"(state)
-                   : "r"(bar), "r"(16u * words)
-                   : "memory");
-    }
-  } else
-#endif
   if constexpr (Cfg::kBatch == 1) {
     // 16-byte chunks (to their swizzled place with x_swizzle: macko::x_pack_slot keeps each chunk
     // whole), then the tail.
@@ -826,11 +759,6 @@ __global__ void __launch_bounds__(1024)
   }
   spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
                  split_bases);
-#ifdef WS_MACKO_MC
-  // No block leaves while a multicast it issued may still be writing to the others.
-  if constexpr (kMc)
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#endif
 }
 
 }  // namespace warpsparse::gpu::detail
