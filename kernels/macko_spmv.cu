@@ -182,8 +182,13 @@ std::string variant_list() {
 
 }  // namespace
 
-// Resident blocks of the 8-element fp16 x_shared kernel (registers and shared memory) x SMs x wpb.
-std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
+namespace {
+// Blocks of `wpb` warps of the 8-element fp16 x_shared kernel that fit one SM (registers and shared
+// memory), and the SMs; {0, 0} when no device answers.
+struct XsResident {
+  std::int64_t per_sm = 0, sms = 0;
+};
+XsResident x_shared_resident(std::int64_t cols, int wpb) {
   const auto kernel = detail::macko_spmv_xs_kernel<detail::KernelConfig<4, 1, 2, false, true, macko::kElemsPerLane, 1, true>,
                                                    __half, __half>;
   try {
@@ -191,10 +196,23 @@ std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
     WS_CUDA(cudaGetDevice(&dev));
     WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     const XsFit fit = xs_fit(kernel, dev, 32 * wpb, x_smem_bytes(macko::x_shared_elems(cols, 1), sizeof(__half)));
-    return std::int64_t{fit.resident} * sms * wpb;
+    return {fit.resident, sms};
   } catch (const Error&) {
-    return 0;  // no device answers
+    return {};  // no device answers
   }
+}
+}  // namespace
+
+std::int64_t x_shared_resident_rows(std::int64_t cols, int wpb) {
+  const XsResident r = x_shared_resident(cols, wpb);
+  return r.per_sm * r.sms * wpb;
+}
+
+int x_shared_tall_warps_per_block(std::int64_t rows, std::int64_t cols) {
+  const XsResident small = x_shared_resident(cols, 4), large = x_shared_resident(cols, kXSharedTallLargeBlockWarps);
+  const std::int64_t busiest_small = macko::busiest_sm_units(rows, 4, small.per_sm, small.sms);
+  const std::int64_t busiest_large = macko::busiest_sm_units(rows, kXSharedTallLargeBlockWarps, large.per_sm, large.sms);
+  return busiest_small > 0 && busiest_large > 0 && busiest_large <= busiest_small ? kXSharedTallLargeBlockWarps : 4;
 }
 
 // Batches (Schedule::batch > 1, 4-bit deltas). H100, run 53 (kernels/NOTES.md, "Batched MACKO"):
@@ -313,6 +331,9 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
       (cols >= rows || s.lane_elems == macko::kElemsPerLane)) {
     s.x_shared = true;
     s.warps_per_block = x_shared_warps_per_block(rows, cols);
+    // Tall matrices of <= kXSharedTallMaxCols columns above kLowDensity: 12-warp blocks where they
+    // give the busiest SM no more rows than 4-warp blocks (x_shared_tall_warps_per_block).
+    if (s.warps_per_block == 4 && !low_density) s.warps_per_block = x_shared_tall_warps_per_block(rows, cols);
     // Where cols >= rows: the persistent grid works through the rows in rounds of the rows it holds
     // at once. When the last round is less than kXSharedSplitTail full, most warps idle for a long
     // row's time at the end; rows split over two warps halve that unit, which pays while each half

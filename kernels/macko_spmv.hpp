@@ -52,7 +52,8 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements 
 // deltas it stages x in shared memory on every matrix of up to kXSharedDefaultMaxCols columns with 8
 // elements per lane (where cols >= rows, and on tall matrices of kXSharedLowMinCols columns or more,
 // at any density; on narrower tall ones above kLowDensity), 4-warp blocks on tall matrices of at
-// most kXSharedTallMaxCols columns and 16-warp blocks otherwise (x_shared_warps_per_block); and at
+// most kXSharedTallMaxCols columns (12-warp blocks above kLowDensity where the busiest SM gets no
+// more rows: x_shared_tall_warps_per_block) and 16-warp blocks otherwise (x_shared_warps_per_block); and at
 // density <= kLowDensity on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns.
 // Tall matrices of at most kXSharedTallMaxCols columns whose rows hold at most kTwoRowsMaxNnz
 // nonzeros run two rows per warp (Schedule::row_lanes = 16).
@@ -65,6 +66,15 @@ inline constexpr double kXSharedMinWarpNnz = 2048;
 inline int x_shared_warps_per_block(std::int64_t rows, std::int64_t cols) {
   return rows > cols && cols <= kXSharedTallMaxCols ? 4 : 16;
 }
+// Above kLowDensity a tall matrix of at most kXSharedTallMaxCols columns takes blocks of
+// kXSharedTallLargeBlockWarps warps instead of 4 where that gives the busiest SM no more rows
+// (macko::busiest_sm_units over the resident blocks of each size; it queries the device, and keeps 4
+// without one): the SM holds as many warps (36 on the H100), but copies x 3 times instead of 9.
+// H100, runs 105, 117 and 118 (kernels/NOTES.md, sixteenth session): where the rows per SM tie, 12
+// warps were -0.6 to +1.7 % against 4 in the same run (21504x7168 at d = 0.3 +1.4 / +1.7 %); where
+// 12-warp blocks put more rows on the busiest SM (28672 rows: 252 against 224), -0.9 to -2.6 %.
+inline constexpr int kXSharedTallLargeBlockWarps = 12;
+int x_shared_tall_warps_per_block(std::int64_t rows, std::int64_t cols);
 // Where cols >= rows, the default splits rows over two warps (16-warp blocks, 8 rows) when the persistent
 // grid's last round of rows is less than kXSharedSplitTail full (it queries the device for the
 // resident blocks) and each half row still holds kXSharedMinWarpNnz nonzeros.

@@ -8,6 +8,9 @@
 //
 // x is finite here on purpose: MACKO multiplies its padding zeros by x[col], so an Inf or NaN in
 // x under a padding element gives NaN where the sparse oracle does not (a dense GEMV would too).
+#include <algorithm>
+#include <vector>
+
 #include "proptests/generators.hpp"
 #include "proptests/spmv_cases.hpp"
 #include "reference/models/macko_x_banks.hpp"
@@ -347,6 +350,31 @@ TEST_CASE("MACKO persistent grids: balanced_blocks keeps the rounds, is the fewe
   CHECK(checked > 10000);
   CHECK(macko::balanced_blocks(5376, 1188) == 1076);  // 21504 rows, 4-warp blocks, 9 per SM x 132 SMs
   CHECK(macko::balanced_blocks(1000, 0) == 1000);     // no cap known: unchanged
+}
+
+TEST_CASE("MACKO persistent grids: busiest_sm_units is the most units any SM gets") {
+  // Against dealing every unit: unit u to warp u % stride, warp w in block w / wpb, block b on SM
+  // b % sms (blocks dealt to the SMs in turn).
+  ws_prop("busiest_sm_units = max over SMs of the units dealt to them", 500, [] {
+    const std::int64_t sms = *rc::gen::inRange<std::int64_t>(1, 20);
+    const int wpb = *rc::gen::element(1, 2, 4, 12, 16);
+    const std::int64_t per_sm = *rc::gen::inRange<std::int64_t>(1, 10);
+    const std::int64_t units = *rc::gen::inRange<std::int64_t>(1, 3000);
+    const std::int64_t launched = macko::balanced_blocks((units + wpb - 1) / wpb, per_sm * sms);
+    const std::int64_t stride = launched * wpb;
+    std::vector<std::int64_t> per(static_cast<std::size_t>(sms), 0);
+    for (std::int64_t u = 0; u < units; ++u) ++per[static_cast<std::size_t>((u % stride) / wpb % sms)];
+    RC_ASSERT(macko::busiest_sm_units(units, wpb, per_sm, sms) == *std::max_element(per.begin(), per.end()));
+  });
+  // The H100's two d = 0.3 block sizes on 7168-8192 columns (132 SMs; 9 blocks of 4 warps or 3 of 12
+  // per SM): 21504 rows tie (x copied 3 times per SM instead of 9), 28672 rows load an SM of 12-warp
+  // blocks with 28 more.
+  CHECK(macko::busiest_sm_units(21504, 4, 9, 132) == 180);
+  CHECK(macko::busiest_sm_units(21504, 12, 3, 132) == 180);
+  CHECK(macko::busiest_sm_units(28672, 4, 9, 132) == 224);
+  CHECK(macko::busiest_sm_units(28672, 12, 3, 132) == 252);
+  CHECK(macko::busiest_sm_units(0, 4, 9, 132) == 0);
+  CHECK(macko::busiest_sm_units(100, 4, 0, 132) == 0);
 }
 
 TEST_CASE("MACKO row splits: the split-base table holds the running column; split rows match the oracle") {

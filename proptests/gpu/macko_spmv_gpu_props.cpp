@@ -175,7 +175,7 @@ rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
       // Each x_shared kernel is also built with x swizzled (Schedule::x_swizzle).
       if (c.sched.x_shared) c.sched.x_swizzle = *rc::gen::arbitrary<bool>().as("x_swizzle");
     }
-    c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8).as("rows per block");
+    c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8, 12).as("rows per block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
     c.trailing = *rc::gen::arbitrary<bool>().as("trailing padding");
     c.wide = *rc::gen::element(false, false, false, true).as("wide row pointers");
@@ -306,9 +306,27 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     check_case<half, half>(t);
     REQUIRE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row (run 103)
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);  // >= kXSharedLowMinCols: any density
-    REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).warps_per_block == 4);
     REQUIRE(gpu::default_schedule(4, 0.2, 50000, 5120).x_shared);  // 1024 nonzeros per row (run 103)
-    REQUIRE(gpu::default_schedule(4, 0.2, 50000, 5120).warps_per_block == 4);
+    // Block size on tall matrices above kLowDensity: 12 warps where the busiest SM gets no more rows
+    // than with 4 (macko::busiest_sm_units over this device's resident blocks), else 4; 4 at low density.
+    int sms = 0;
+    REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+    for (const auto& [tr, tc] : {std::pair<std::int64_t, std::int64_t>{30000, 8192}, {50000, 5120}, {21504, 7168},
+                                 {28672, 7168}, {5001, 4500}, {1584, 1500}}) {
+      const auto busiest = [&, tc = tc, tr = tr](int warps) {
+        const std::int64_t per_sm = gpu::x_shared_resident_rows(tc, warps) / (std::int64_t{sms} * warps);
+        return macko::busiest_sm_units(tr, warps, per_sm, sms);
+      };
+      const int want = busiest(12) <= busiest(4) ? 12 : 4;
+      INFO(tr << " x " << tc << ": busiest SM " << busiest(4) << " rows with 4-warp blocks, " << busiest(12) << " with 12");
+      REQUIRE(gpu::default_schedule(4, 0.6, tr, tc).warps_per_block == want);
+      REQUIRE(gpu::default_schedule(4, 0.1, tr, tc).warps_per_block == 4);
+    }
+    // One round of rows that fills the SMs alike either way (12 rows per SM): 12-warp blocks, checked.
+    Case t12{1584, 1500, {analysis::Pattern::bernoulli, 0.6, 0}, 81, 4, gpu::default_schedule(4, 0.6, 1584, 1500),
+             false, false, 1.0f, 0.5f};
+    if (sms == 132) REQUIRE(t12.sched.warps_per_block == 12);  // the H100: 3 of 132 x 4 warps, 1 of 132 x 12
+    check_case<half, half>(t12);
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5000, 5001).warps_per_block == 4);  // not tall: 16-warp blocks
     // Short rows (<= kTwoRowsMaxNnz nonzeros) on tall matrices of <= kXSharedTallMaxCols columns: two
     // rows per warp, x in shared memory; longer rows, or square and wide matrices: one warp per row.

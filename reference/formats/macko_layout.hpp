@@ -106,6 +106,21 @@ WS_HD constexpr std::int64_t balanced_blocks(std::int64_t blocks, std::int64_t c
   return (blocks + rounds - 1) / rounds;
 }
 
+// Row units (rows, or row pairs with two rows per warp) that the busiest SM works through when
+// `units` run on a persistent grid of balanced_blocks of `wpb`-warp blocks, `per_sm` of which fit
+// an SM, on `sms` SMs. The block scheduler deals the launched blocks to the SMs in turn (run 112
+// traced 1076 blocks as 20 SMs x 9 + 112 x 8), so SM 0 holds blocks 0, sms, 2 sms, ...: the lowest
+// warps, which the stride hands the most units. 0 when nothing fits.
+WS_HD constexpr std::int64_t busiest_sm_units(std::int64_t units, int wpb, std::int64_t per_sm, std::int64_t sms) {
+  if (units <= 0 || wpb <= 0 || per_sm <= 0 || sms <= 0) return 0;
+  const std::int64_t launched = balanced_blocks((units + wpb - 1) / wpb, per_sm * sms);
+  const std::int64_t stride = launched * wpb;  // warps in the grid: unit u goes to warp u % stride
+  std::int64_t sum = 0;
+  for (std::int64_t b = 0; b < launched; b += sms)
+    for (std::int64_t w = b * wpb; w < (b + 1) * wpb && w < units; ++w) sum += (units - w + stride - 1) / stride;
+  return sum;
+}
+
 // Schedule of a MACKO SpMV kernel. The kernel and its warp model both take this struct; the
 // fields that change arithmetic order (accumulators) are replayed exactly by the model, the
 // others (unroll, warps per block) change only which loads are in flight.
