@@ -72,7 +72,9 @@ inline int x_shared_warps_per_block(std::int64_t rows, std::int64_t cols) {
 // without one): the SM holds as many warps (36 on the H100), but copies x 3 times instead of 9.
 // H100, runs 105, 117 and 118 (kernels/NOTES.md, sixteenth session): where the rows per SM tie, 12
 // warps were -0.6 to +1.7 % against 4 in the same run (21504x7168 at d = 0.3 +1.4 / +1.7 %); where
-// 12-warp blocks put more rows on the busiest SM (28672 rows: 252 against 224), -0.9 to -2.6 %.
+// 12-warp blocks put more rows on the busiest SM (28672 rows: 252 against 224), -0.9 to -2.6 %. Run
+// 125 (base / new / base, the 7 tall Appendix D shapes at d = 1.0 ... 0.2): +0.6 % on average over
+// the 25 cases the rule changes (-0.4 to +1.6 %; 21504x7168 at d = 0.3 49.7 -> 49.0 us).
 inline constexpr int kXSharedTallLargeBlockWarps = 12;
 int x_shared_tall_warps_per_block(std::int64_t rows, std::int64_t cols);
 // Where cols >= rows, the default splits rows over two warps (16-warp blocks, 8 rows) when the persistent
