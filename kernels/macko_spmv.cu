@@ -331,9 +331,11 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
       (cols >= rows || s.lane_elems == macko::kElemsPerLane)) {
     s.x_shared = true;
     s.warps_per_block = x_shared_warps_per_block(rows, cols);
-    // Tall matrices of <= kXSharedTallMaxCols columns above kLowDensity: 12-warp blocks where they
-    // give the busiest SM no more rows than 4-warp blocks (x_shared_tall_warps_per_block).
-    if (s.warps_per_block == 4 && !low_density) s.warps_per_block = x_shared_tall_warps_per_block(rows, cols);
+    // Tall matrices of kXSharedLowMinCols to kXSharedTallMaxCols columns above kLowDensity: 12-warp
+    // blocks where they give the busiest SM no more rows than 4-warp blocks
+    // (x_shared_tall_warps_per_block).
+    if (s.warps_per_block == 4 && !low_density && cols >= kXSharedLowMinCols)
+      s.warps_per_block = x_shared_tall_warps_per_block(rows, cols);
     // Where cols >= rows: the persistent grid works through the rows in rounds of the rows it holds
     // at once. When the last round is less than kXSharedSplitTail full, most warps idle for a long
     // row's time at the end; rows split over two warps halve that unit, which pays while each half

@@ -52,8 +52,9 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements 
 // deltas it stages x in shared memory on every matrix of up to kXSharedDefaultMaxCols columns with 8
 // elements per lane (where cols >= rows, and on tall matrices of kXSharedLowMinCols columns or more,
 // at any density; on narrower tall ones above kLowDensity), 4-warp blocks on tall matrices of at
-// most kXSharedTallMaxCols columns (12-warp blocks above kLowDensity where the busiest SM gets no
-// more rows: x_shared_tall_warps_per_block) and 16-warp blocks otherwise (x_shared_warps_per_block); and at
+// most kXSharedTallMaxCols columns (12-warp blocks from kXSharedLowMinCols columns above kLowDensity
+// where the busiest SM gets no more rows: x_shared_tall_warps_per_block) and 16-warp blocks
+// otherwise (x_shared_warps_per_block); and at
 // density <= kLowDensity on every matrix of kXSharedLowMinCols to kXSharedDefaultMaxCols columns.
 // Tall matrices of at most kXSharedTallMaxCols columns whose rows hold at most kTwoRowsMaxNnz
 // nonzeros run two rows per warp (Schedule::row_lanes = 16).
@@ -66,15 +67,16 @@ inline constexpr double kXSharedMinWarpNnz = 2048;
 inline int x_shared_warps_per_block(std::int64_t rows, std::int64_t cols) {
   return rows > cols && cols <= kXSharedTallMaxCols ? 4 : 16;
 }
-// Above kLowDensity a tall matrix of at most kXSharedTallMaxCols columns takes blocks of
-// kXSharedTallLargeBlockWarps warps instead of 4 where that gives the busiest SM no more rows
+// Above kLowDensity a tall matrix of kXSharedLowMinCols to kXSharedTallMaxCols columns takes blocks
+// of kXSharedTallLargeBlockWarps warps instead of 4 where that gives the busiest SM no more rows
 // (macko::busiest_sm_units over the resident blocks of each size; it queries the device, and keeps 4
 // without one): the SM holds as many warps (36 on the H100), but copies x 3 times instead of 9.
-// H100, runs 105, 117 and 118 (kernels/NOTES.md, sixteenth session): where the rows per SM tie, 12
-// warps were -0.6 to +1.7 % against 4 in the same run (21504x7168 at d = 0.3 +1.4 / +1.7 %); where
-// 12-warp blocks put more rows on the busiest SM (28672 rows: 252 against 224), -0.9 to -2.6 %. Run
-// 125 (base / new / base, the 7 tall Appendix D shapes at d = 1.0 ... 0.2): +0.6 % on average over
-// the 25 cases the rule changes (-0.4 to +1.6 %; 21504x7168 at d = 0.3 49.7 -> 49.0 us).
+// H100 (kernels/NOTES.md, sixteenth session): where the rows per SM tie, 12-warp blocks were -0.1 to
+// +1.7 % against 4 on the tall shapes of 7168-9216 columns in runs 105, 117, 118 and 125 (21504x7168
+// at d = 0.3: 49.7 -> 49.0 us in run 125), and 0.0 to +1.0 % on three shapes outside Appendix D (run
+// 130); where they put more rows on the busiest SM (28672 rows: 252 against 224), -0.9 to -2.6 %. On
+// narrower x the copies matter less and ties went both ways (18432x4608: -0.3 to -2.5 %; 32000x5120
+// -0.6 to +1.6 %), so those keep 4 warps.
 inline constexpr int kXSharedTallLargeBlockWarps = 12;
 int x_shared_tall_warps_per_block(std::int64_t rows, std::int64_t cols);
 // Where cols >= rows, the default splits rows over two warps (16-warp blocks, 8 rows) when the persistent

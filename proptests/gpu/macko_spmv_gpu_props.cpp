@@ -307,25 +307,27 @@ TEST_CASE("MACKO kernel: fixed edge cases", "[gpu][macko]") {
     REQUIRE(gpu::default_schedule(4, 0.3, 5001, 5000).x_shared);   // 1500 nonzeros per row (run 103)
     REQUIRE(gpu::default_schedule(4, 0.2, 30000, 8192).x_shared);  // >= kXSharedLowMinCols: any density
     REQUIRE(gpu::default_schedule(4, 0.2, 50000, 5120).x_shared);  // 1024 nonzeros per row (run 103)
-    // Block size on tall matrices above kLowDensity: 12 warps where the busiest SM gets no more rows
-    // than with 4 (macko::busiest_sm_units over this device's resident blocks), else 4; 4 at low density.
+    // Block size on tall matrices of >= kXSharedLowMinCols columns above kLowDensity: 12 warps where
+    // the busiest SM gets no more rows than with 4 (macko::busiest_sm_units over this device's
+    // resident blocks), else 4; 4 at low density and on narrower matrices.
     int sms = 0;
     REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
     for (const auto& [tr, tc] : {std::pair<std::int64_t, std::int64_t>{30000, 8192}, {50000, 5120}, {21504, 7168},
-                                 {28672, 7168}, {5001, 4500}, {1584, 1500}}) {
+                                 {28672, 7168}, {5001, 4500}, {9504, 7168}}) {
       const auto busiest = [&, tc = tc, tr = tr](int warps) {
         const std::int64_t per_sm = gpu::x_shared_resident_rows(tc, warps) / (std::int64_t{sms} * warps);
         return macko::busiest_sm_units(tr, warps, per_sm, sms);
       };
-      const int want = busiest(12) <= busiest(4) ? 12 : 4;
+      const int want = tc >= gpu::kXSharedLowMinCols && busiest(12) <= busiest(4) ? 12 : 4;
       INFO(tr << " x " << tc << ": busiest SM " << busiest(4) << " rows with 4-warp blocks, " << busiest(12) << " with 12");
       REQUIRE(gpu::default_schedule(4, 0.6, tr, tc).warps_per_block == want);
       REQUIRE(gpu::default_schedule(4, 0.1, tr, tc).warps_per_block == 4);
     }
-    // One round of rows that fills the SMs alike either way (12 rows per SM): 12-warp blocks, checked.
-    Case t12{1584, 1500, {analysis::Pattern::bernoulli, 0.6, 0}, 81, 4, gpu::default_schedule(4, 0.6, 1584, 1500),
+    // Two full rounds of rows either way (72 rows per SM on the H100: 9 blocks of 4 warps or 3 of 12 a
+    // round): 12-warp blocks, checked.
+    Case t12{9504, 7168, {analysis::Pattern::bernoulli, 0.16, 0}, 81, 4, gpu::default_schedule(4, 0.16, 9504, 7168),
              false, false, 1.0f, 0.5f};
-    if (sms == 132) REQUIRE(t12.sched.warps_per_block == 12);  // the H100: 3 of 132 x 4 warps, 1 of 132 x 12
+    if (sms == 132) REQUIRE(t12.sched.warps_per_block == 12);
     check_case<half, half>(t12);
     REQUIRE_FALSE(gpu::default_schedule(4, 0.3, 5000, 5001).warps_per_block == 4);  // not tall: 16-warp blocks
     // Short rows (<= kTwoRowsMaxNnz nonzeros) on tall matrices of <= kXSharedTallMaxCols columns: two
