@@ -352,26 +352,24 @@ __device__ __forceinline__ void fma4(const Prefix4& p, const T* v, int col0, flo
   const auto xb = x.cursor(col0);
   constexpr int E = Cfg::kLaneElems;
   auto owned = [&](int i) { return !kMasked || ((own >> i) & 1u) != 0; };
-  if constexpr (XSrc::kByteCursor && sizeof(T) == 2 && E == macko::kElemsPerLane) {
-    // Byte offsets of 16-bit values: the prefix bytes doubled in place. Byte k of even sums at most
-    // 2k + 1 <= 7 increments of at most 16 (112 < 128), so doubling moves no bit into the byte
-    // above. Byte k of odd sums 2k + 2, up to 128 for the last one, which doubling would overflow:
-    // that offset is taken from local (odd's byte E/2 - 1) instead.
-    const std::uint32_t even2 = p.even << 1, odd2 = p.odd << 1;
+  // Byte offsets of 16-bit values (an unswizzled copy in shared memory, 8 elements per lane): the
+  // prefix bytes doubled in place. Byte k of even sums at most 2k + 1 <= 7 increments of at most 16
+  // (112 < 128), so doubling moves no bit into the byte above. Byte k of odd sums 2k + 2, up to 128
+  // for the last one, which doubling would overflow: that offset is taken from local (odd's byte
+  // E/2 - 1) instead. Otherwise column offsets, read through the cursor's operator[].
+  constexpr bool kBytes = XSrc::kByteCursor && sizeof(T) == 2 && E == macko::kElemsPerLane;
+  const std::uint32_t even = kBytes ? p.even << 1 : p.even, odd = kBytes ? p.odd << 1 : p.odd;
+  auto at = [&](unsigned off) {
+    if constexpr (kBytes) return xb.at_byte(off);
+    else return xb[off];
+  };
 #pragma unroll
-    for (int k = 0; k < E / 2; ++k) {
-      const unsigned ce = __byte_perm(even2, 0, 0x4440 + k);
-      const unsigned co = k == E / 2 - 1 ? 2u * static_cast<unsigned>(p.local) : __byte_perm(odd2, 0, 0x4440 + k);
-      if (owned(2 * k)) fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb.at_byte(ce));
-      if (owned(2 * k + 1)) fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb.at_byte(co));
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < E / 2; ++k) {
-      const unsigned ce = __byte_perm(p.even, 0, 0x4440 + k), co = __byte_perm(p.odd, 0, 0x4440 + k);
-      if (owned(2 * k)) fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], xb[ce]);
-      if (owned(2 * k + 1)) fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], xb[co]);
-    }
+  for (int k = 0; k < E / 2; ++k) {
+    const unsigned ce = __byte_perm(even, 0, 0x4440 + k);
+    const unsigned co =
+        kBytes && k == E / 2 - 1 ? 2u * static_cast<unsigned>(p.local) : __byte_perm(odd, 0, 0x4440 + k);
+    if (owned(2 * k)) fma_pack(acc, (2 * k) % Cfg::kAcc, v[2 * k], at(ce));
+    if (owned(2 * k + 1)) fma_pack(acc, (2 * k + 1) % Cfg::kAcc, v[2 * k + 1], at(co));
   }
 }
 
