@@ -389,7 +389,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   phase("dense");
   // row_stream with 1, 2 or 4 groups in flight is named row_stream, row_stream2, row_stream4.
   auto row_stream_name = [](int ahead) { return ahead == 1 ? std::string("row_stream") : "row_stream" + std::to_string(ahead); };
-  const bool any_row_stream = ctx.want(row_stream_name(1)) || ctx.want(row_stream_name(2)) || ctx.want(row_stream_name(4));
+  const bool any_row_stream = ctx.want(row_stream_name(1)) || ctx.want(row_stream_name(2)) ||
+                              ctx.want(row_stream_name(4)) || ctx.want("row_stream_il");
   // The streaming baselines read the matrix alone: they do not depend on the batch, so they run once, at batch 1.
   const bool want_streams = ctx.has_batch(1) && (ctx.want("copy") || ctx.want("read") || any_row_stream);
   std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
@@ -598,6 +599,21 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
             ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
         results.push_back(r);
       }
+      if (ctx.want("row_stream_il") && mk.delta_bits == 4 && dm.rows > 0) {
+        const std::size_t il_bytes = macko_interleaved_bytes(static_cast<std::int64_t>(dm.values.bytes() / sizeof(T)));
+        gpu::DeviceBuffer<std::uint8_t> il(il_bytes);
+        WS_CUDA(cudaMemset(il.get(), 0x3c, il_bytes));
+        WS_CUDA(cudaDeviceSynchronize());
+        Measured r;
+        r.kernel = "row_stream_il";
+        r.schedule = "wpb=4/unroll=2/groups_ahead=1/elems=8/interleaved";
+        r.bytes = dm.bytes();
+        const void* rp = dm.wide ? static_cast<const void*>(dm.row_ptr64.get()) : static_cast<const void*>(dm.row_ptr32.get());
+        r.t = time_launches(
+            [&](cudaStream_t st) { launch_macko_row_stream_interleaved(il.get(), rp, dm.wide, dm.rows, sink.get(), st); },
+            ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
+        results.push_back(r);
+      }
       if (any_row_stream && mk.delta_bits != 4) {
         std::fprintf(stderr, "  row_stream skipped: it mirrors the 4-bit schedule only (delta bits %d)\n", mk.delta_bits);
       }
@@ -728,7 +744,7 @@ int main(int argc, char** argv) {
   app.add_option("--row-lanes", o.row_lanes, "MACKO schedules: 32 (a warp per row) or 16 (two rows per warp)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
-                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4 (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
+                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4,row_stream_il (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
   app.add_option("--batch", o.batch,
                  "vectors per product, a list of 1, 2, 4, 8: with B > 1, x is cols x B and y rows x B, both row-major "
                  "(element (i, b) at i*B + b); the baselines become cublas_gemm (cublasGemmEx, N = B) and "
@@ -750,7 +766,7 @@ int main(int argc, char** argv) {
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
     require_known(split_list(o.kernels), {"cublas_gemv", "cublas_gemm", "cusparse_csr", "cusparse_spmm", "csr_warp", "macko",
-                   "copy", "read", "row_stream", "row_stream2", "row_stream4"},
+                   "copy", "read", "row_stream", "row_stream2", "row_stream4", "row_stream_il"},
                   "kernel");
     std::vector<int> batches;
     for (const int b : parse_ints(o.batch, "batch")) {

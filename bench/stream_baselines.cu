@@ -44,13 +44,24 @@ struct RowGroup {
   uint4 vv[2];
 };
 
+// kInterleaved: the same elements in a block-interleaved layout (row_stream_il), each 256-element
+// block's 512 value bytes followed by its 128 delta bytes in one buffer (values; deltas unused).
+constexpr std::int64_t kInterleavedBlockBytes = 2 * kBlockElems + kBlockElems / 2;  // 640
+template <bool kInterleaved = false>
 __device__ __forceinline__ void load_row_group(RowGroup& g, std::int64_t g0, std::int64_t end, int lane,
                                                const std::uint16_t* values, const std::uint8_t* deltas) {
 #pragma unroll
   for (int u = 0; u < 2; ++u) {
     const std::int64_t e = g0 + std::int64_t{u} * kBlockElems + macko::kElemsPerLane * lane;
-    g.dw[u] = e < end ? ld_stream4(deltas + macko::delta_byte_index(e, 4)) : 0u;
-    g.vv[u] = e < end ? ld_stream16(values + e) : uint4{};
+    if constexpr (kInterleaved) {
+      const auto* blk = reinterpret_cast<const std::uint8_t*>(values) + (e / kBlockElems) * kInterleavedBlockBytes;
+      const std::int64_t w = e % kBlockElems;
+      g.dw[u] = e < end ? ld_stream4(blk + 2 * kBlockElems + w / 2) : 0u;
+      g.vv[u] = e < end ? ld_stream16(blk + 2 * w) : uint4{};
+    } else {
+      g.dw[u] = e < end ? ld_stream4(deltas + macko::delta_byte_index(e, 4)) : 0u;
+      g.vv[u] = e < end ? ld_stream16(values + e) : uint4{};
+    }
   }
 }
 
@@ -63,7 +74,7 @@ __device__ __forceinline__ std::uint32_t fold(const RowGroup& g) {
 
 // kAhead groups in flight while one is consumed: a ring of kAhead + 1 register groups, the loop
 // unrolled over it so every index is static. kAhead = 1 is the MACKO kernel's own prefetch.
-template <bool kWide, int kAhead>
+template <bool kWide, int kAhead, bool kInterleaved = false>
 __global__ void __launch_bounds__(32 * kRowStreamWarps) row_stream_kernel(const std::uint16_t* __restrict__ values,
                                                                           const std::uint8_t* __restrict__ deltas,
                                                                           const void* __restrict__ row_ptr,
@@ -84,14 +95,14 @@ __global__ void __launch_bounds__(32 * kRowStreamWarps) row_stream_kernel(const 
   RowGroup g[kRing] = {};
 #pragma unroll
   for (int j = 0; j < kAhead; ++j)
-    if (start + std::int64_t{j} * kGroupElems < end) load_row_group(g[j], start + std::int64_t{j} * kGroupElems, end, lane, values, deltas);
+    if (start + std::int64_t{j} * kGroupElems < end) load_row_group<kInterleaved>(g[j], start + std::int64_t{j} * kGroupElems, end, lane, values, deltas);
   for (std::int64_t g0 = start; g0 < end; g0 += std::int64_t{kRing} * kGroupElems) {
 #pragma unroll
     for (int j = 0; j < kRing; ++j) {
       const std::int64_t cur = g0 + std::int64_t{j} * kGroupElems;
       if (cur < end) {  // warp-uniform
         const std::int64_t nx = cur + std::int64_t{kAhead} * kGroupElems;
-        if (nx < end) load_row_group(g[(j + kAhead) % kRing], nx, end, lane, values, deltas);
+        if (nx < end) load_row_group<kInterleaved>(g[(j + kAhead) % kRing], nx, end, lane, values, deltas);
         acc ^= fold(g[j]);
       }
     }
@@ -102,6 +113,21 @@ __global__ void __launch_bounds__(32 * kRowStreamWarps) row_stream_kernel(const 
 }
 
 }  // namespace
+
+std::size_t macko_interleaved_bytes(std::int64_t elements) {
+  return static_cast<std::size_t>((elements + kBlockElems - 1) / kBlockElems * kInterleavedBlockBytes);
+}
+
+void launch_macko_row_stream_interleaved(const void* buf, const void* row_ptr, bool wide_row_ptr, std::int64_t rows,
+                                         std::uint32_t* y, cudaStream_t stream) {
+  if (rows <= 0) return;
+  const std::int64_t blocks = (rows + kRowStreamWarps - 1) / kRowStreamWarps;
+  require(blocks <= 0x7fffffff, "row_stream_il: too many rows for one grid");
+  const auto kernel = wide_row_ptr ? row_stream_kernel<true, 1, true> : row_stream_kernel<false, 1, true>;
+  kernel<<<static_cast<unsigned>(blocks), 32 * kRowStreamWarps, 0, stream>>>(static_cast<const std::uint16_t*>(buf),
+                                                                              nullptr, row_ptr, rows, y);
+  WS_CUDA(cudaGetLastError());
+}
 
 std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
                                  std::uint32_t* sink, cudaStream_t stream) {
