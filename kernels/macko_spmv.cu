@@ -137,8 +137,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   }
   if constexpr (V::kXShared) {
     // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).
-    smem = x_smem_bytes(macko::x_shared_elems(cols, V::kBatch), sizeof(TD)) +
-           std::size_t(wpb) * detail::ring_bytes_per_warp<Narrow>();
+    smem = x_smem_bytes(macko::x_shared_elems(cols, V::kBatch), sizeof(TD));
     // The shared-memory limit and the occupancy depend on the kernel, device, block size and x
     // size only: looked up once per launch shape, not on every call. The kernel's dynamic
     // shared-memory ceiling is raised to the most any x may take (xs_fit), so it never shrinks under
@@ -190,15 +189,13 @@ struct XsResident {
   std::int64_t per_sm = 0, sms = 0;
 };
 XsResident x_shared_resident(std::int64_t cols, int wpb) {
-  using Cfg = detail::KernelConfig<4, 1, 2, false, true, macko::kElemsPerLane, 1, true>;
-  const auto kernel = detail::macko_spmv_xs_kernel<Cfg, __half, __half>;
+  const auto kernel = detail::macko_spmv_xs_kernel<detail::KernelConfig<4, 1, 2, false, true, macko::kElemsPerLane, 1, true>,
+                                                   __half, __half>;
   try {
     int dev = 0, sms = 0;
     WS_CUDA(cudaGetDevice(&dev));
     WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const XsFit fit = xs_fit(kernel, dev, 32 * wpb,
-                             x_smem_bytes(macko::x_shared_elems(cols, 1), sizeof(__half)) +
-                                 std::size_t(wpb) * detail::ring_bytes_per_warp<Cfg>());
+    const XsFit fit = xs_fit(kernel, dev, 32 * wpb, x_smem_bytes(macko::x_shared_elems(cols, 1), sizeof(__half)));
     return {fit.resident, sms};
   } catch (const Error&) {
     return {};  // no device answers

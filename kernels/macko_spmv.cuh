@@ -273,75 +273,6 @@ struct Group {
   typename Cfg::Vec vv[Cfg::kUnroll][Cfg::kSteps];
 };
 
-#ifdef WS_MACKO_RING
-// Experiment (WS_MACKO_RING = D >= 2 groups per warp): the default x-in-shared-memory kernel (one
-// vector, one warp per row, 8 elements per lane, 4-bit deltas) streams its groups through a ring of
-// D slots of shared memory per warp with cp.async, D - 1 groups ahead, instead of holding the next
-// group in registers. The bytes and their order are the same, so the bits are.
-template <class Cfg>
-constexpr bool kUsesRing = Cfg::kXShared && Cfg::kPrefetch && Cfg::kBatch == 1 && Cfg::kSplits == 1 &&
-                           Cfg::kRowLanes == 32 && Cfg::kLaneElems == 8 && Cfg::kDeltaBits == 4 && Cfg::kSteps == 1;
-constexpr int kRingDepth = WS_MACKO_RING;
-static_assert(kRingDepth >= 2 && kRingDepth <= 8);
-#else
-template <class Cfg>
-constexpr bool kUsesRing = false;
-constexpr int kRingDepth = 0;
-#endif
-// One slot: per block of the group, 32 lanes' 16-byte value vectors, then the blocks' 4-byte delta
-// words (lane-major: conflict-free reads).
-template <class Cfg>
-constexpr unsigned ring_slot_bytes() {
-  return Cfg::kUnroll * 32u * (16u + 4u);
-}
-template <class Cfg>
-constexpr unsigned ring_bytes_per_warp() {
-  return kUsesRing<Cfg> ? kRingDepth * ring_slot_bytes<Cfg>() : 0u;
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-// The group at blk0 into the slot at shared address slot: lanes past the row end copy no byte and
-// get zeros (cp.async's src-size 0), as load_group's registers do.
-template <class Cfg, class T>
-__device__ __forceinline__ void ring_issue(std::uint32_t slot, typename Cfg::Idx blk0, typename Cfg::Idx end, int lane,
-                                           const T* __restrict__ values, const std::uint8_t* __restrict__ deltas) {
-  using Idx = typename Cfg::Idx;
-  static_assert(Cfg::kBlock == 256 && sizeof(typename Cfg::Vec) == 16, "512 value bytes per block");
-#pragma unroll
-  for (int u = 0; u < Cfg::kUnroll; ++u) {
-    const Idx chunk = blk0 + Idx{u} * Cfg::kBlock + Cfg::kLaneElems * lane;  // = the delta word's first element
-    const bool in = chunk < end;
-    const std::uint8_t* dp =
-        in ? deltas + macko::delta_byte_index(static_cast<std::make_unsigned_t<Idx>>(chunk), 4) : deltas;
-    const T* vp = in ? values + chunk : values;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(slot + u * 512u + 16u * lane), "l"(vp),
-                 "r"(in ? 16 : 0)
-                 : "memory");
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(slot + Cfg::kUnroll * 512u + u * 128u +
-                                                                         4u * lane),
-                 "l"(dp), "r"(in ? 4 : 0)
-                 : "memory");
-  }
-}
-template <class Cfg, class G>
-__device__ __forceinline__ void ring_read(G& g, std::uint32_t slot, int lane) {
-#pragma unroll
-  for (int u = 0; u < Cfg::kUnroll; ++u) {
-    uint4& v = g.vv[u][0];
-    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"(slot + u * 512u + 16u * lane)
-                 : "memory");
-    asm volatile("ld.shared.u32 %0, [%1];\n"
-                 : "=r"(g.dw[u])
-                 : "r"(slot + Cfg::kUnroll * 512u + u * 128u + 4u * lane)
-                 : "memory");
-  }
-}
-
 // Issues every load of the group starting at element blk0 (lanes past the row end load nothing).
 // lane: the lane's index among its row's Cfg::kRowLanes.
 template <class Cfg, class T>
@@ -634,7 +565,7 @@ template <class Cfg, class T, class TY, class XSrc>
 __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                           const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
                                           std::int64_t rows, float alpha, float beta,
-                                          const std::int32_t* __restrict__ split_bases, std::uint32_t ring_smem = 0) {
+                                          const std::int32_t* __restrict__ split_bases) {
   constexpr int DB = Cfg::kDeltaBits;
   // A compile-time split count keeps the one-warp-per-row kernels as they were (the runtime
   // version cost 9-16 more registers per thread in every variant).
@@ -697,36 +628,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       base = __shfl_sync(0xffffffffu, b, 0);
     }
 
-    if constexpr (kUsesRing<Cfg>) {
-      // WS_MACKO_RING: D - 1 groups in flight through this warp's slots of shared memory.
-      constexpr int D = kRingDepth;
-      constexpr unsigned kSlot = ring_slot_bytes<Cfg>();
-      const std::uint32_t ring = ring_smem + static_cast<std::uint32_t>(warp) * (D * kSlot);
-#pragma unroll
-      for (int k = 0; k < D - 1; ++k) {
-        const Idx g = start + Idx{k} * Cfg::kGroup;
-        if (g < walk_end) ring_issue<Cfg>(ring + k * kSlot, g, stop, lane, values, deltas);
-        cp_async_commit();
-      }
-      if (!x_ready) {
-        // x's copy is the oldest group: done once at most D - 1 groups are pending.
-        cp_async_wait<D - 1>();
-        asm volatile("bar.sync 0;\n" ::: "memory");
-        x_ready = true;
-      }
-      int slot = 0;
-      for (Idx g0 = start; g0 < walk_end; g0 += Cfg::kGroup) {
-        const Idx gn = g0 + Idx{D - 1} * Cfg::kGroup;
-        const int nslot = slot == 0 ? D - 1 : slot - 1;
-        if (gn < walk_end) ring_issue<Cfg>(ring + nslot * kSlot, gn, stop, lane, values, deltas);
-        cp_async_commit();
-        cp_async_wait<D - 1>();
-        Group<Cfg> cur;
-        ring_read<Cfg>(cur, ring + slot * kSlot, lane);
-        compute_group<Cfg, T>(cur, g0, lo, stop, walk_end, lane, base, acc, x);
-        slot = slot + 1 == D ? 0 : slot + 1;
-      }
-    } else if constexpr (Cfg::kPrefetch) {
+    if constexpr (Cfg::kPrefetch) {
       // Software pipeline: the next group's loads are in flight while this group computes.
       Group<Cfg> cur, nxt;
       if (start < walk_end) load_group<Cfg>(cur, start, stop, lane, values, deltas);
@@ -840,7 +742,6 @@ __global__ void __launch_bounds__(1024)
                    "l"(reinterpret_cast<const uint4*>(x) + i)
                    : "memory");
     for (std::int64_t i = words * 8 + threadIdx.x; i < cols; i += blockDim.x) xs[slot(i)] = x[i];
-    if constexpr (kUsesRing<Cfg>) cp_async_commit();  // x's copy: the ring's oldest group
   } else {
     // One cp.async per column: its pack (2 * batch bytes, aligned: the host checks x) to its
     // swizzled slot (macko::x_pack_slot).
@@ -854,10 +755,8 @@ __global__ void __launch_bounds__(1024)
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
     }
   }
-  // The ring (WS_MACKO_RING) follows x: x_smem_bytes in macko_spmv.cu.
-  const auto x_bytes = static_cast<std::uint32_t>((macko::x_shared_elems(cols, Cfg::kBatch) * 2 + 15) / 16 * 16);
   spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
-                 split_bases, xs_base + x_bytes);
+                 split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail
