@@ -1,4 +1,4 @@
-// Two streaming baselines that bound what MACKO SpMV can reach (ws_bench_macko --kernels read,row_stream):
+// Streaming baselines that bound what MACKO SpMV can reach (ws_bench_macko --kernels read,row_stream,row_stream_il):
 //   * read: every 16-byte word of two device arrays read once, coalesced over the whole grid, with
 //     nothing else to do: the read-only ceiling of the same bytes (the copy baseline also writes).
 //   * row_stream: the loads of the default MACKO schedule for 4-bit deltas (one warp per row, ROMA
