@@ -168,12 +168,7 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   // shapes, +0.8 % on average at d = 0.5 / 0.3 (up to +3.8 %, 28672x7168 at d = 0.5; at worst
   // -0.5 %), +0.5 % at d = 1.0 / 0.1 (-3.8 % on 28672x8192 at d = 0.1, +2.9 % on 7168x28672), +0.3 %
   // on batches. The bits do not change: a row's warp does the same work whichever warp it is.
-#ifdef WS_MACKO_WARP_MAJOR
-  // Experiment (run 136): every resident block, units dealt warp-major (macko_spmv.cuh).
-  blocks = std::min(blocks, cap);
-#else
   blocks = macko::balanced_blocks(blocks, cap);
-#endif
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
   kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
       v, d, p, x, y, rows, cols, alpha, beta, split_bases);

@@ -580,14 +580,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   const int sp = warp % splits;                                    // this warp's part of the row
   const std::int64_t stride = std::int64_t(gridDim.x) * groups;
   bool x_ready = false;  // x.ready() is called once per warp: before its first arithmetic, or at the end
-#ifdef WS_MACKO_WARP_MAJOR
-  // Experiment (run 136): units dealt warp-major (unit = row group * gridDim.x + block), so the warps
-  // that get one unit more than the others are spread over every block, and so every SM.
-  const std::int64_t unit0 = std::int64_t(warp / splits) * gridDim.x + blockIdx.x;
-#else
-  const std::int64_t unit0 = std::int64_t(blockIdx.x) * groups + warp / splits;
-#endif
-  for (std::int64_t unit = unit0; unit * kRowsPerWarp < rows;
+  for (std::int64_t unit = std::int64_t(blockIdx.x) * groups + warp / splits; unit * kRowsPerWarp < rows;
        unit += stride) {  // uniform over the row's warps: no row pointer is read past rows
     const std::int64_t row = unit * kRowsPerWarp + half;
     const bool has_row = kRowsPerWarp == 1 || row < rows;  // a last odd row leaves the second half idle

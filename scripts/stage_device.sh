@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 cmake --preset release "$@" >/dev/null
 cmake --build --preset release -j2
 rm -rf .devpkg && mkdir -p .devpkg/bin .devpkg/lib
-find build/release -type f -perm -u+x \( -name '*_gpu_*' -o -name 'ws_bench_macko' -o -name 'ws_bench_macko_wm' -o -name 'ws_bench_sparse24' -o -name 'ws_mma_sp_peak' -o -name 'ws_macko_trace' \) \
+find build/release -type f -perm -u+x \( -name '*_gpu_*' -o -name 'ws_bench_macko' -o -name 'ws_bench_sparse24' -o -name 'ws_mma_sp_peak' -o -name 'ws_macko_trace' \) \
   -exec cp {} .devpkg/bin/ \;
 # Shared libraries that are not part of the CUDA toolkit or libc travel along.
 for b in .devpkg/bin/*; do
