@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -387,10 +388,16 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   std::vector<T> dense;
   if (ctx.want_cublas()) dense = to_dense(*m, o.threads);
   phase("dense");
-  // row_stream with 1, 2 or 4 groups in flight is named row_stream, row_stream2, row_stream4.
-  auto row_stream_name = [](int ahead) { return ahead == 1 ? std::string("row_stream") : "row_stream" + std::to_string(ahead); };
-  const bool any_row_stream = ctx.want(row_stream_name(1)) || ctx.want(row_stream_name(2)) ||
-                              ctx.want(row_stream_name(4)) || ctx.want("row_stream_il");
+  // The row_stream baselines: 1, 2 or 4 groups in flight, and one ahead on the interleaved copy.
+  struct RowStream {
+    const char* name;
+    int ahead;
+    bool interleaved;
+  };
+  static constexpr RowStream kRowStreams[] = {
+      {"row_stream", 1, false}, {"row_stream2", 2, false}, {"row_stream4", 4, false}, {"row_stream_il", 1, true}};
+  const bool any_row_stream = std::any_of(std::begin(kRowStreams), std::end(kRowStreams),
+                                          [&](const RowStream& v) { return ctx.want(v.name); });
   // The streaming baselines read the matrix alone: they do not depend on the batch, so they run once, at batch 1.
   const bool want_streams = ctx.has_batch(1) && (ctx.want("copy") || ctx.want("read") || any_row_stream);
   std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
@@ -584,33 +591,26 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
                             ctx.sampler.get());
         results.push_back(r);
       }
-      for (const int ahead : {1, 2, 4}) {
-        const std::string name = row_stream_name(ahead);
-        if (!ctx.want(name) || mk.delta_bits != 4 || dm.rows == 0) continue;
+      for (const RowStream& v : kRowStreams) {
+        if (!ctx.want(v.name) || mk.delta_bits != 4 || dm.rows == 0) continue;
+        std::optional<gpu::DeviceBuffer<std::uint8_t>> il;
+        if (v.interleaved) {
+          const std::size_t il_bytes = macko_interleaved_bytes(static_cast<std::int64_t>(dm.values.bytes() / sizeof(T)));
+          il.emplace(il_bytes);
+          WS_CUDA(cudaMemset(il->get(), 0x3c, il_bytes));
+          WS_CUDA(cudaDeviceSynchronize());
+        }
+        const void* src = v.interleaved ? static_cast<const void*>(il->get()) : static_cast<const void*>(dm.values.get());
         Measured r;
-        r.kernel = name;
-        r.schedule = "wpb=4/unroll=2/groups_ahead=" + std::to_string(ahead) + "/elems=8";
+        r.kernel = v.name;
+        r.schedule = "wpb=4/unroll=2/groups_ahead=" + std::to_string(v.ahead) + "/elems=8" +
+                     (v.interleaved ? "/interleaved" : "");
         r.bytes = dm.bytes();
         const void* rp = dm.wide ? static_cast<const void*>(dm.row_ptr64.get()) : static_cast<const void*>(dm.row_ptr32.get());
         r.t = time_launches(
             [&](cudaStream_t st) {
-              launch_macko_row_stream(dm.values.get(), dm.deltas.get(), rp, dm.wide, dm.rows, sink.get(), ahead, st);
+              launch_macko_row_stream(src, dm.deltas.get(), rp, dm.wide, dm.rows, sink.get(), v.ahead, st, v.interleaved);
             },
-            ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
-        results.push_back(r);
-      }
-      if (ctx.want("row_stream_il") && mk.delta_bits == 4 && dm.rows > 0) {
-        const std::size_t il_bytes = macko_interleaved_bytes(static_cast<std::int64_t>(dm.values.bytes() / sizeof(T)));
-        gpu::DeviceBuffer<std::uint8_t> il(il_bytes);
-        WS_CUDA(cudaMemset(il.get(), 0x3c, il_bytes));
-        WS_CUDA(cudaDeviceSynchronize());
-        Measured r;
-        r.kernel = "row_stream_il";
-        r.schedule = "wpb=4/unroll=2/groups_ahead=1/elems=8/interleaved";
-        r.bytes = dm.bytes();
-        const void* rp = dm.wide ? static_cast<const void*>(dm.row_ptr64.get()) : static_cast<const void*>(dm.row_ptr32.get());
-        r.t = time_launches(
-            [&](cudaStream_t st) { launch_macko_row_stream_interleaved(il.get(), rp, dm.wide, dm.rows, sink.get(), st); },
             ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
         results.push_back(r);
       }

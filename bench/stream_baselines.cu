@@ -118,17 +118,6 @@ std::size_t macko_interleaved_bytes(std::int64_t elements) {
   return static_cast<std::size_t>((elements + kBlockElems - 1) / kBlockElems * kInterleavedBlockBytes);
 }
 
-void launch_macko_row_stream_interleaved(const void* buf, const void* row_ptr, bool wide_row_ptr, std::int64_t rows,
-                                         std::uint32_t* y, cudaStream_t stream) {
-  if (rows <= 0) return;
-  const std::int64_t blocks = (rows + kRowStreamWarps - 1) / kRowStreamWarps;
-  require(blocks <= 0x7fffffff, "row_stream_il: too many rows for one grid");
-  const auto kernel = wide_row_ptr ? row_stream_kernel<true, 1, true> : row_stream_kernel<false, 1, true>;
-  kernel<<<static_cast<unsigned>(blocks), 32 * kRowStreamWarps, 0, stream>>>(static_cast<const std::uint16_t*>(buf),
-                                                                              nullptr, row_ptr, rows, y);
-  WS_CUDA(cudaGetLastError());
-}
-
 std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
                                  std::uint32_t* sink, cudaStream_t stream) {
   const auto na = static_cast<std::int64_t>(a_bytes / 16), nb = static_cast<std::int64_t>(b_bytes / 16);
@@ -144,15 +133,18 @@ std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void*
 }
 
 void launch_macko_row_stream(const void* values, const std::uint8_t* deltas, const void* row_ptr, bool wide_row_ptr,
-                             std::int64_t rows, std::uint32_t* y, int groups_ahead, cudaStream_t stream) {
+                             std::int64_t rows, std::uint32_t* y, int groups_ahead, cudaStream_t stream,
+                             bool interleaved) {
   if (rows <= 0) return;
   const std::int64_t blocks = (rows + kRowStreamWarps - 1) / kRowStreamWarps;
   require(blocks <= 0x7fffffff, "row_stream: too many rows for one grid");
   require(groups_ahead == 1 || groups_ahead == 2 || groups_ahead == 4, "row_stream: groups ahead must be 1, 2 or 4");
+  require(!interleaved || groups_ahead == 1, "row_stream: the interleaved layout runs one group ahead only");
   using K = void (*)(const std::uint16_t*, const std::uint8_t*, const void*, std::int64_t, std::uint32_t*);
-  const K kernels[2][3] = {{row_stream_kernel<false, 1>, row_stream_kernel<false, 2>, row_stream_kernel<false, 4>},
-                           {row_stream_kernel<true, 1>, row_stream_kernel<true, 2>, row_stream_kernel<true, 4>}};
-  const K kernel = kernels[wide_row_ptr ? 1 : 0][groups_ahead == 1 ? 0 : groups_ahead == 2 ? 1 : 2];
+  const K kernels[2][4] = {
+      {row_stream_kernel<false, 1>, row_stream_kernel<false, 2>, row_stream_kernel<false, 4>, row_stream_kernel<false, 1, true>},
+      {row_stream_kernel<true, 1>, row_stream_kernel<true, 2>, row_stream_kernel<true, 4>, row_stream_kernel<true, 1, true>}};
+  const K kernel = kernels[wide_row_ptr ? 1 : 0][interleaved ? 3 : groups_ahead == 1 ? 0 : groups_ahead == 2 ? 1 : 2];
   kernel<<<static_cast<unsigned>(blocks), 32 * kRowStreamWarps, 0, stream>>>(static_cast<const std::uint16_t*>(values),
                                                                               deltas, row_ptr, rows, y);
   WS_CUDA(cudaGetLastError());

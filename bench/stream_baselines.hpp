@@ -21,16 +21,14 @@ std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void*
 // The MACKO arrays (fp16 or bf16 values, 4-bit deltas, 32- or 64-bit row pointers); y[r] gets the
 // XOR of row r's loaded words. groups_ahead (1, 2 or 4): groups in flight while one is consumed;
 // 1 is the kernel's own prefetch (`row_stream`), 2 and 4 are `row_stream2` / `row_stream4`.
+// interleaved (`row_stream_il`, one group ahead): values is a block-interleaved copy of the same
+// elements (deltas unused), each 256-element block's 512 value bytes followed by its 128 delta
+// bytes, so a group's 1280 bytes are one contiguous range instead of two (1024 + 256 bytes in two
+// arrays). Only the layout differs: what an interleaved format would change in MACKO's access pattern.
 void launch_macko_row_stream(const void* values, const std::uint8_t* deltas, const void* row_ptr, bool wide_row_ptr,
-                             std::int64_t rows, std::uint32_t* y, int groups_ahead, cudaStream_t stream);
-
-// row_stream_il: row_stream's loads (one group in flight) from a block-interleaved copy of the same
-// elements, each 256-element block's 512 value bytes followed by its 128 delta bytes, so a group's
-// 1280 bytes are one contiguous range instead of two (1024 + 256 bytes in two arrays). Only the
-// layout differs: what an interleaved format would change in MACKO's access pattern.
-// macko_interleaved_bytes: the buffer's size for `elements` stored elements (contents irrelevant).
+                             std::int64_t rows, std::uint32_t* y, int groups_ahead, cudaStream_t stream,
+                             bool interleaved = false);
+// The interleaved copy's size for `elements` stored elements (its contents do not matter).
 std::size_t macko_interleaved_bytes(std::int64_t elements);
-void launch_macko_row_stream_interleaved(const void* buf, const void* row_ptr, bool wide_row_ptr, std::int64_t rows,
-                                         std::uint32_t* y, cudaStream_t stream);
 
 }  // namespace warpsparse::bench
