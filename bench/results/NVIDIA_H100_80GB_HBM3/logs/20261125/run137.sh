@@ -11,9 +11,8 @@
 S=12288x12288,28672x8192,8192x28672,36864x12288,21504x7168,32000x5120,7168x28672,9216x36864,8192x29568,32000x8192,28672x7168,27648x9216,36864x9216,49152x12288,12288x49152
 A="--threads 16 --densities 0.5,0.3 --patterns none --kernels macko --shapes $S"
 bash scripts/device_run.sh \
+  run regs "cuobjdump --dump-resource-usage .devpkg/bin/ws_bench_macko | grep -A1 'macko_spmv_xs_kernel' | paste - - | grep -o 'KernelConfigILi4ELi1ELi2ELb0ELb1ELi8ELi1ELb1ELi1ELb0ELi32ELb.E.*REG:[0-9]*' | sed 's/IJ.*REG/ REG/' | sort | uniq -c" \
   run props_chunks "RC_PARAMS=max_success=200 timeout 110 macko_spmv_gpu_props 'MACKO kernel cut into chunks*'" \
   run memcheck_chunks "RC_PARAMS=max_success=10 timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 macko_spmv_gpu_props 'MACKO kernel cut into chunks*'" \
   run bench_a "timeout 170 ws_bench_macko $A --chunks 0,-1 --out \$OUT/r_a" \
   run bench_b "timeout 170 ws_bench_macko $A --chunks -1,0 --out \$OUT/r_b"
-# Registers of the fp16 x_shared kernels (the chunked one beside the default).
-bash scripts/device_run.sh run regs "cuobjdump --dump-resource-usage .devpkg/bin/ws_bench_macko | grep -A1 'macko_spmv_xs_kernel' | paste - - | grep -o 'KernelConfigILi4ELi1ELi2ELb0ELb1ELi8ELi1ELb1ELi1ELb0ELi32ELb.E.*REG:[0-9]*' | sed 's/IJ.*REG/ REG/' | sort | uniq -c"
