@@ -67,7 +67,7 @@ struct Options : CommonOptions {
   std::string value_types = "fp16";
   std::string delta_bits = "4";
   std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared,
-      x_swizzle, row_lanes, chunks;
+      x_swizzle, row_lanes;
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   std::string batch = "1";  // vectors per product (macko::Schedule::batch)
   // MackoParams::align_rows of the MACKO encodings (a list: 0, 1 or 0,1). On by default since run 69:
@@ -259,8 +259,7 @@ std::string schedule_str(const macko::Schedule& s) {
          "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
          "/bpsm=" + std::to_string(s.blocks_per_sm) + "/elems=" + std::to_string(s.lane_elems) +
          "/splits=" + std::to_string(s.row_splits) + (s.x_shared ? "/xs=1" : "") + (s.x_swizzle ? "/swz=1" : "") +
-         (s.row_lanes != macko::kWarpLanes ? "/lanes=" + std::to_string(s.row_lanes) : "") +
-         (s.chunks > 0 ? "/chunks=" + std::to_string(s.chunks) : "");
+         (s.row_lanes != macko::kWarpLanes ? "/lanes=" + std::to_string(s.row_lanes) : "");
 }
 
 // The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
@@ -269,7 +268,7 @@ std::string schedule_str(const macko::Schedule& s) {
 // batch is always def's. Combinations that are not valid schedules
 // (a split count that does not divide the warps per block) or have no kernel built (batch > 1 with
 // deltas other than 4 bits) are skipped with a note on stderr, once per run.
-std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def, std::int64_t cols,
+std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def,
                                                 const std::function<bool(const macko::Schedule&)>& swizzle_rule) {
   const Options& o = ctx.opt;
   auto list = [](const std::string& s, int fallback, const char* what) {
@@ -285,8 +284,7 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
               for (const int sp : list(o.row_splits, def.row_splits, "row splits"))
                 for (const int xs : list(o.x_shared, int(def.x_shared), "x shared"))
                   for (const int swz : list(o.x_swizzle, int(def.x_swizzle), "x swizzle"))
-                  for (const int rl : list(o.row_lanes, def.row_lanes, "row lanes"))
-                  for (const int ch : list(o.chunks, def.chunks, "chunks")) {
+                  for (const int rl : list(o.row_lanes, def.row_lanes, "row lanes")) {
                   macko::Schedule s = def;
                   s.warps_per_block = wpb;
                   s.unroll_blocks = un;
@@ -297,12 +295,6 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
                   s.row_splits = sp;
                   s.x_shared = xs != 0;
                   s.row_lanes = rl;
-                  // --chunks -1: one chunk per warp the schedule's kernel holds at once on this device.
-                  s.chunks = ch;
-                  if (ch < 0) {
-                    s.chunks = 1;  // the kernel's compiled part, for the query
-                    s.chunks = static_cast<int>(gpu::macko_resident_warps(s, cols));
-                  }
                   // --x-swizzle left empty: the default rule (macko::x_swizzle_pays) for each schedule.
                   s.x_swizzle = o.x_swizzle.empty() ? swizzle_rule(s) : swz != 0;
                   const std::string what = "# skipped schedule db=" + std::to_string(s.delta_bits) + " " +
@@ -556,7 +548,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         const int nb = b.n;
         macko::Schedule def = gpu::default_schedule_for(mk, nb);
         def.batch = nb;  // the batch measured, whatever the default returns
-        for (const macko::Schedule& s : schedules_to_sweep(ctx, def, c.cols, swizzle_rule)) {
+        for (const macko::Schedule& s : schedules_to_sweep(ctx, def, swizzle_rule)) {
           const std::string ss = schedule_str(s);  // valid and compiled (schedules_to_sweep)
           auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, b.x.get(), b.y.get(), alpha, beta, s, st); };
           // The model's own chain length for the row's stored elements (padding included), per vector.
@@ -750,9 +742,6 @@ int main(int argc, char** argv) {
                  "MACKO schedules: 0,1 (x in shared memory swizzled at batch 1; needs x in shared memory). Left "
                  "out: on where x is in shared memory and the matrix's gathers collide in banks (N:M rows)");
   app.add_option("--row-lanes", o.row_lanes, "MACKO schedules: 32 (a warp per row) or 16 (two rows per warp)");
-  app.add_option("--chunks", o.chunks,
-                 "MACKO schedules: 0 (rows dealt to warps), k (the elements cut into k chunks, a warp each) or -1 "
-                 "(one chunk per resident warp)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
                  "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4,row_stream_il (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();

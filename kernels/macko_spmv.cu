@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -32,8 +31,7 @@ bool same_compiled(const macko::Schedule& a, const macko::Schedule& b) {
   return a.delta_bits == b.delta_bits && a.lane_accumulators == b.lane_accumulators &&
          a.unroll_blocks == b.unroll_blocks && a.prefetch == b.prefetch && a.lane_elems == b.lane_elems &&
          a.row_splits == b.row_splits && a.x_shared == b.x_shared && a.batch == b.batch && a.row_lanes == b.row_lanes &&
-         (a.batch > 1 || a.x_swizzle == b.x_swizzle) &&  // batches always swizzle x in shared memory
-         (a.chunks > 0) == (b.chunks > 0);
+         (a.batch > 1 || a.x_swizzle == b.x_swizzle);  // batches always swizzle x in shared memory
 }
 std::string compiled_name(const macko::Schedule& s) {
   return "db=" + std::to_string(s.delta_bits) + "/acc=" + std::to_string(s.lane_accumulators) +
@@ -41,19 +39,18 @@ std::string compiled_name(const macko::Schedule& s) {
          "/lane_elems=" + std::to_string(s.lane_elems) + "/row_splits=" + std::to_string(s.row_splits) +
          (s.x_shared ? "/x_shared" : "") + (s.x_swizzle ? "/x_swizzle" : "") +
          (s.batch > 1 ? "/batch=" + std::to_string(s.batch) : "") +
-         (s.row_lanes != macko::kWarpLanes ? "/row_lanes=" + std::to_string(s.row_lanes) : "") +
-         (s.chunks > 0 ? "/chunks" : "");
+         (s.row_lanes != macko::kWarpLanes ? "/row_lanes=" + std::to_string(s.row_lanes) : "");
 }
 
 template <int DB, int ACC, int UNROLL, bool PF, int E = macko::kElemsPerLane, int SPLITS = 1, bool XS = false,
-          int NB = 1, bool SWZ = false, int RL = macko::kWarpLanes, bool CH = false>
+          int NB = 1, bool SWZ = false, int RL = macko::kWarpLanes>
 struct Variant {
   static constexpr int kDb = DB, kAcc = ACC, kUnroll = UNROLL, kLaneElems = E, kSplits = SPLITS, kBatch = NB,
                        kRowLanes = RL;
-  static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ, kChunks = CH;
+  static constexpr bool kPrefetch = PF, kXShared = XS, kXSwizzle = SWZ;
   // The kernel's own compile-time schedule (its launch parameters are placeholders).
   static constexpr macko::Schedule schedule() {
-    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ, RL, CH>::kSched;
+    return detail::KernelConfig<DB, ACC, UNROLL, false, PF, E, SPLITS, XS, NB, SWZ, RL>::kSched;
   }
   static bool matches(const macko::Schedule& s) { return same_compiled(s, schedule()); }
   static std::string name() { return compiled_name(schedule()); }
@@ -83,9 +80,7 @@ using Compiled = decltype(std::tuple_cat(
                Variant<4, 1, 2, true, 8, 2, true>, Variant<4, 1, 2, true, 8, 1, true, 1, true>,
                Variant<4, 1, 2, true, 4, 1, true, 1, true>, Variant<4, 1, 2, true, 8, 2, true, 1, true>,
                Variant<4, 1, 2, true, 8, 1, false, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, false, 1, false, 16>,
-               Variant<4, 1, 2, true, 8, 1, true, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, true, 1, false, 16>,
-               Variant<4, 1, 2, true, 8, 1, false, 1, false, 32, true>,
-               Variant<4, 1, 2, true, 8, 1, true, 1, false, 32, true>>{},
+               Variant<4, 1, 2, true, 8, 1, true, 1, false, 16>, Variant<4, 1, 2, true, 4, 1, true, 1, false, 16>>{},
     BatchVariants<2>{}, BatchVariants<4>{}, BatchVariants<8>{}));
 
 // Bytes of shared memory x takes (16-byte words: the block copies it with 16-byte cp.async).
@@ -118,11 +113,11 @@ XsFit xs_fit(K kernel, int dev, int threads, std::size_t smem) {
 template <class V, class TD, class TYD>
 void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p, const TD* x, TYD* y,
                     std::int64_t rows, std::int64_t cols, float alpha, float beta, const std::int32_t* split_bases,
-                    const detail::ChunkArgs& ca, int wpb, int blocks_per_sm, cudaStream_t st) {
+                    int wpb, int blocks_per_sm, cudaStream_t st) {
   using Narrow = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                      V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes, V::kChunks>;
+                                      V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   using Wide = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, true, V::kPrefetch, V::kLaneElems, V::kSplits,
-                                    V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes, V::kChunks>;
+                                    V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes>;
   auto kernel = [&] {
     if constexpr (V::kXShared)
       return wide ? detail::macko_spmv_xs_kernel<Wide, TD, TYD> : detail::macko_spmv_xs_kernel<Narrow, TD, TYD>;
@@ -175,10 +170,8 @@ void launch_variant(bool wide, const TD* v, const std::uint8_t* d, const void* p
   // on batches. The bits do not change: a row's warp does the same work whichever warp it is.
   blocks = macko::balanced_blocks(blocks, cap);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  // Schedule::chunks: one warp per chunk, whether or not the blocks fit at once (no warp waits for another).
-  if constexpr (V::kChunks) blocks = (ca.chunks + wpb - 1) / wpb;
   kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, st>>>(
-      v, d, p, x, y, rows, cols, alpha, beta, split_bases, ca);
+      v, d, p, x, y, rows, cols, alpha, beta, split_bases);
 }
 
 std::string variant_list() {
@@ -377,40 +370,6 @@ macko::Schedule default_schedule(int delta_bits, double density, std::int64_t ro
   return s;
 }
 
-std::int64_t macko_resident_warps(const macko::Schedule& s, std::int64_t cols) {
-  std::int64_t warps = 0;
-  try {
-    int dev = 0, sms = 0;
-    WS_CUDA(cudaGetDevice(&dev));
-    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const int threads = 32 * s.warps_per_block;
-    std::apply(
-        [&](auto... vars) {
-          auto one = [&](auto var) {
-            using V = decltype(var);
-            if (warps > 0 || !V::matches(s)) return;
-            using Cfg = detail::KernelConfig<V::kDb, V::kAcc, V::kUnroll, false, V::kPrefetch, V::kLaneElems,
-                                             V::kSplits, V::kXShared, V::kBatch, V::kXSwizzle, V::kRowLanes, V::kChunks>;
-            int per_sm = 0;
-            if constexpr (V::kXShared) {
-              per_sm = xs_fit(detail::macko_spmv_xs_kernel<Cfg, __half, __half>, dev, threads,
-                              x_smem_bytes(macko::x_shared_elems(cols, V::kBatch), sizeof(__half)))
-                           .resident;
-            } else {
-              WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, detail::macko_spmv_kernel<Cfg, __half, __half>,
-                                                                    threads, 0));
-            }
-            warps = std::int64_t{per_sm} * sms * s.warps_per_block;
-          };
-          (one(vars), ...);
-        },
-        Compiled{});
-  } catch (const Error&) {
-    return 0;  // no device answers
-  }
-  return warps;
-}
-
 bool is_compiled(const macko::Schedule& s) {
   return s.valid() && std::apply([&](auto... v) { return (decltype(v)::matches(s) || ...); }, Compiled{});
 }
@@ -429,13 +388,8 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements)
   d.delta_bits = a.delta_bits;
   d.wide = a.row_ptr.wide || a.padded_length() > narrow_max_elements;
   const std::vector<std::int32_t> split_bases = macko_split_bases(a);  // for Schedule::row_splits > 1
-  // Schedule::chunks (a matrix of more than 2^31 - 1 rows runs no chunked schedule: macko_spmv says so)
-  const std::vector<std::int32_t> unit_rows =
-      a.rows <= std::numeric_limits<std::int32_t>::max() ? macko_unit_rows(a) : std::vector<std::int32_t>{};
-  const std::uint64_t chunk_bytes = unit_rows.size() * 4 + unit_rows.size() * 2 * sizeof(float) +
-                                    (unit_rows.empty() ? 0 : static_cast<std::uint64_t>(a.rows) * sizeof(unsigned));
   const std::uint64_t widened = d.wide && !a.row_ptr.wide ? a.row_ptr.narrow.size() * 4 : 0;
-  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened + chunk_bytes;
+  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened;
   std::size_t free_b = 0, total_b = 0;
   WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
   require(need <= free_b, "MACKO matrix needs " + std::to_string(need) + " bytes on the device, only " +
@@ -443,11 +397,6 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements)
   d.values = DeviceBuffer<T>(a.values);
   d.deltas = DeviceBuffer<std::uint8_t>(a.deltas);
   d.split_bases = DeviceBuffer<std::int32_t>(split_bases);
-  if (!unit_rows.empty()) {
-    d.unit_rows = DeviceBuffer<std::int32_t>(unit_rows);
-    d.chunk_parts = DeviceBuffer<float>(2 * unit_rows.size());
-    d.chunk_counts = DeviceBuffer<unsigned>(std::vector<unsigned>(static_cast<std::size_t>(a.rows), 0u));
-  }
   if (a.row_ptr.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
   else if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(std::vector<std::uint64_t>(a.row_ptr.narrow.begin(), a.row_ptr.narrow.end()));
   else d.row_ptr32 = DeviceBuffer<std::uint32_t>(a.row_ptr.narrow);
@@ -471,19 +420,13 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
   auto* yd = reinterpret_cast<TYD*>(y);
   const void* p = a.wide ? static_cast<const void*>(a.row_ptr64.get()) : static_cast<const void*>(a.row_ptr32.get());
   const std::uint8_t* d = a.deltas.get();
-  detail::ChunkArgs ca;
-  if (s.chunks > 0) {
-    require(a.unit_rows.size() > 0, "MACKO schedule chunks: more than 2^31 - 1 rows (" + std::to_string(a.rows) + ")");
-    const macko::ChunkGrid g = macko::ChunkGrid::make(a.emitted, s.chunks);
-    ca = detail::ChunkArgs{a.unit_rows.get(), a.chunk_parts.get(), a.chunk_counts.get(), g.units, g.chunks};
-  }
   bool launched = false;
   std::apply(
       [&](auto... vars) {
         auto one = [&](auto var) {
           using V = decltype(var);
           if (launched || !V::matches(s)) return;
-          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, a.cols, alpha, beta, a.split_bases.get(), ca,
+          launch_variant<V>(a.wide, v, d, p, xd, yd, a.rows, a.cols, alpha, beta, a.split_bases.get(),
                             s.warps_per_block, s.blocks_per_sm, stream);
           launched = true;
         };

@@ -219,8 +219,7 @@ __device__ __forceinline__ void fma_x(float (&acc)[NB][A], int a, const T& v, co
 
 // Compile-time part of a schedule (see macko::Schedule; E is its lane_elems).
 template <int DB, int ACC, int UNROLL, bool WIDE, bool PREFETCH = false, int E = macko::kElemsPerLane,
-          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes,
-          bool CHUNKS = false>
+          int SPLITS = 1, bool XSHARED = false, int NB = 1, bool XSWIZZLE = false, int RL = macko::kWarpLanes>
 struct KernelConfig {
   static constexpr int kDeltaBits = DB;
   static constexpr int kAcc = ACC;
@@ -233,7 +232,6 @@ struct KernelConfig {
   static constexpr int kBatch = NB;
   static constexpr bool kXSwizzle = XSWIZZLE;
   static constexpr int kRowLanes = RL;  // lanes per row (Schedule::row_lanes)
-  static constexpr bool kChunks = CHUNKS;  // Schedule::chunks > 0 (their count is a launch parameter)
   static constexpr macko::Schedule kSched = [] {
     macko::Schedule s;
     s.delta_bits = DB;
@@ -246,7 +244,6 @@ struct KernelConfig {
     s.batch = NB;
     s.x_swizzle = XSWIZZLE;
     s.row_lanes = RL;
-    s.chunks = CHUNKS ? 1 : 0;
     s.warps_per_block = 8 * SPLITS;  // any multiple of SPLITS; only valid() reads it here
     return s;
   }();
@@ -707,113 +704,16 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   if (!x_ready) x.ready();  // a warp without rows still arrives at the block's barrier
 }
 
-// Schedule::chunks: the chunk grid and the tables its kernels read (upload_macko builds them).
-struct ChunkArgs {
-  const std::int32_t* unit_rows = nullptr;  // macko_unit_rows
-  float* parts = nullptr;       // per chunk w: [2w] its last row's first part, [2w + 1] its first row's later part
-  unsigned* counts = nullptr;   // per row: parts stored so far (0 between launches)
-  std::int64_t units = 1, chunks = 1;  // macko::ChunkGrid
-};
-
-// Warp w (of the grid) walks chunk w of the ChunkGrid: the later part of the row that crosses its
-// first boundary (from the column in split_bases), then the rows that begin in it, the last one up
-// to its second boundary. A whole row is stored as spmv_rows stores it; a part's lane sum goes to
-// ca.parts, and the row's warp that stores the last of its parts (a device-wide counter per row)
-// adds them in order and stores the row. Same loads and arithmetic per part as spmv_rows.
-template <class Cfg, class T, class TY, class XSrc>
-__device__ __forceinline__ void spmv_chunks(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
-                                            const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
-                                            float alpha, float beta, const std::int32_t* __restrict__ split_bases,
-                                            const ChunkArgs& ca) {
-  static_assert(Cfg::kSplits == 1 && Cfg::kRowLanes == 32 && Cfg::kBatch == 1 && Cfg::kPrefetch,
-                "chunked kernels: one warp-wide part per step, one vector, the software pipeline");
-  using Idx = typename Cfg::Idx;
-  using Ptr = std::conditional_t<Cfg::kWide, std::uint64_t, std::uint32_t>;
-  constexpr int DB = Cfg::kDeltaBits;
-  const int lane = static_cast<int>(threadIdx.x & 31);
-  const std::int64_t w = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  const macko::ChunkGrid g{ca.units, ca.chunks};
-  if (w >= g.chunks) {
-    x.ready();  // the block's barrier counts every warp once
-    return;
-  }
-  const Idx c0 = static_cast<Idx>(g.first(w)), c1 = static_cast<Idx>(g.first(w + 1));
-  int t = 0;
-  if (lane == 0) t = ca.unit_rows[c0 / macko::kSplitUnit];
-  else if (lane == 1) t = ca.unit_rows[c1 / macko::kSplitUnit];
-  else if (lane == 2 && w > 0) t = split_bases[c0 / macko::kSplitUnit];
-  const std::int64_t r0 = __shfl_sync(0xffffffffu, t, 0), r1 = __shfl_sync(0xffffffffu, t, 1);
-  const int base0 = __shfl_sync(0xffffffffu, t, 2);
-  bool x_ready = false;
-  for (std::int64_t row = r0 > 0 ? r0 - 1 : r0; row < r1; ++row) {
-    Ptr p = 0;
-    if (lane < 2) p = static_cast<const Ptr*>(row_ptr)[row + lane];
-    const Idx begin = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 0));
-    const Idx end = static_cast<Idx>(__shfl_sync(0xffffffffu, p, 1));
-    Idx start = begin & ~Idx{macko::align_unit(DB) - 1}, lo = begin, stop = end < c1 ? end : c1;
-    int base = -1;
-    if (begin < c0) {  // the row before the chunk's first: its later part, if it crosses c0
-      if (end <= c0) continue;
-      start = lo = c0;
-      base = base0;
-    }
-    float acc[1][Cfg::kAcc];
-#pragma unroll
-    for (int k = 0; k < Cfg::kAcc; ++k) acc[0][k] = 0.0f;
-    Group<Cfg> cur, nxt;
-    if (start < stop) load_group<Cfg>(cur, start, stop, lane, values, deltas);
-    if (!x_ready) {
-      x.ready();
-      x_ready = true;
-    }
-    for (Idx g0 = start; g0 < stop; g0 += Cfg::kGroup) {
-      if (g0 + Cfg::kGroup < stop) load_group<Cfg>(nxt, g0 + Cfg::kGroup, stop, lane, values, deltas);
-      compute_group<Cfg, T>(cur, g0, lo, stop, stop, lane, base, acc, x);
-      cur = nxt;
-    }
-    float sum = acc[0][0];
-#pragma unroll
-    for (int k = 1; k < Cfg::kAcc; ++k) sum = __fadd_rn(sum, acc[0][k]);
-#pragma unroll
-    for (int off = 16; off >= 1; off >>= 1) sum = __fadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, off));
-    if (lane == 0) {
-      bool store = lo == begin && stop == end;  // a whole row
-      if (!store) {
-        // A part: chunks wa .. wb hold the row's elements, one part each; the last one stored adds them.
-        const std::int64_t wa = g.of(begin), wb = g.of(end - 1);
-        __stcg(&ca.parts[2 * w + (lo == begin ? 0 : 1)], sum);
-        __threadfence();  // the part is visible before the count says so
-        store = atomicAdd(&ca.counts[row], 1u) == static_cast<unsigned>(wb - wa);
-        if (store) {
-          __threadfence();
-          sum = __ldcg(&ca.parts[2 * wa]);
-          for (std::int64_t k = wa + 1; k <= wb; ++k) sum = __fadd_rn(sum, __ldcg(&ca.parts[2 * k + 1]));
-          ca.counts[row] = 0u;  // ready for the next launch
-        }
-      }
-      if (store) {
-        float out = __fmul_rn(alpha, sum);
-        if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
-        y[row] = from_f32<TY>(out);
-      }
-    }
-  }
-  if (!x_ready) x.ready();
-}
-
 // x read through L1 (GlobalX).
 template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
                                   TY* __restrict__ y, std::int64_t rows, std::int64_t cols, float alpha,
-                                  float beta, const std::int32_t* __restrict__ split_bases, const ChunkArgs ca) {
+                                  float beta, const std::int32_t* __restrict__ split_bases) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
   static_assert(!Cfg::kXShared, "x_shared schedules run macko_spmv_xs_kernel");
   (void)cols;
-  if constexpr (Cfg::kChunks)
-    spmv_chunks<Cfg>(values, deltas, row_ptr, GlobalX<T, Cfg::kBatch>{x}, y, alpha, beta, split_bases, ca);
-  else
-    spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T, Cfg::kBatch>{x}, y, rows, alpha, beta, split_bases);
+  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T, Cfg::kBatch>{x}, y, rows, alpha, beta, split_bases);
 }
 
 // x staged in shared memory (Schedule::x_shared). The block copies x (cols x batch elements) once: 16-byte
@@ -826,7 +726,7 @@ __global__ void __launch_bounds__(1024)
     macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                          const void* __restrict__ row_ptr, const T* __restrict__ x, TY* __restrict__ y,
                          std::int64_t rows, std::int64_t cols, float alpha, float beta,
-                         const std::int32_t* __restrict__ split_bases, const ChunkArgs ca) {
+                         const std::int32_t* __restrict__ split_bases) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
   static_assert(Cfg::kXShared, "schedules without x_shared run macko_spmv_kernel");
   extern __shared__ __align__(16) unsigned char macko_xs[];
@@ -855,12 +755,8 @@ __global__ void __launch_bounds__(1024)
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(kPackBytes) : "memory");
     }
   }
-  if constexpr (Cfg::kChunks)
-    spmv_chunks<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, alpha, beta,
-                     split_bases, ca);
-  else
-    spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
-                   split_bases);
+  spmv_rows<Cfg>(values, deltas, row_ptr, SharedX<T, Cfg::kBatch, Cfg::kXSwizzle>{xs}, y, rows, alpha, beta,
+                 split_bases);
 }
 
 }  // namespace warpsparse::gpu::detail

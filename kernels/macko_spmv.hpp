@@ -34,12 +34,6 @@ struct DeviceMacko {
   // macko_split_bases (reference/formats/macko.hpp): read only by split-row schedules, one entry
   // per split part, so it is not counted in bytes().
   DeviceBuffer<std::int32_t> split_bases;
-  // Schedule::chunks: macko_unit_rows, and the parts of rows that cross chunk boundaries with their
-  // per-row counters (zero between launches). Not counted in bytes(): a launch reads one unit_rows
-  // entry per warp and a part per crossed boundary. A matrix runs one chunked launch at a time.
-  DeviceBuffer<std::int32_t> unit_rows;
-  DeviceBuffer<float> chunk_parts;
-  DeviceBuffer<unsigned> chunk_counts;
   // Bytes of the format's arrays, which one launch reads.
   std::uint64_t bytes() const {
     return values.bytes() + deltas.bytes() + row_ptr32.bytes() + row_ptr64.bytes();
@@ -109,11 +103,6 @@ macko::Schedule default_schedule(int delta_bits, double density = 0.5, std::int6
 // Rows the x_shared persistent grid holds at once (one warp per row, `warps_per_block`-warp blocks)
 // for an x of `cols` columns on the current device; 0 when no device answers or nothing fits.
 std::int64_t x_shared_resident_rows(std::int64_t cols, int warps_per_block);
-
-// Warps of the schedule's kernel that fit the current device at once for an x of `cols` columns
-// (registers, and x's copy with x_shared): the natural Schedule::chunks. 0 when no device answers or
-// no kernel is built for the schedule.
-std::int64_t macko_resident_warps(const macko::Schedule& s, std::int64_t cols);
 
 // Whether a kernel is built for this schedule (macko_spmv rejects the others, naming those built).
 // blocks_per_sm and warps_per_block are launch parameters: any valid value is served.

@@ -199,9 +199,6 @@ inline rc::Gen<macko::Schedule> gen_schedule() {
     s.row_splits = *gen::element(1, 1, 2, 4, 8).as("row splits");
     s.warps_per_block = s.row_splits == 1 ? *gen::element(1, 4, 8) : s.row_splits * *gen::element(1, 2, 4);
     if (s.row_splits == 1) s.row_lanes = *gen::element(32, 16).as("row lanes");
-    // Elements cut into chunks (one warp-wide part per step): from one chunk to more than the units.
-    if (s.row_splits == 1 && s.row_lanes == 32)
-      s.chunks = *gen::element(0, 0, 0, 1, 2, 5, 33, 1000000).as("chunks");
     return s;
   });
 }
@@ -219,7 +216,7 @@ namespace warpsparse::macko {
 inline void showValue(const Schedule& s, std::ostream& os) {
   os << "{delta_bits=" << s.delta_bits << " lane_accumulators=" << s.lane_accumulators
      << " warps_per_block=" << s.warps_per_block << " unroll_blocks=" << s.unroll_blocks
-     << " lane_elems=" << s.lane_elems << " row_splits=" << s.row_splits << " row_lanes=" << s.row_lanes << " chunks=" << s.chunks
+     << " lane_elems=" << s.lane_elems << " row_splits=" << s.row_splits << " row_lanes=" << s.row_lanes
      << " batch=" << s.batch << "}";
 }
 }  // namespace warpsparse::macko

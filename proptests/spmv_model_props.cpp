@@ -60,7 +60,6 @@ void macko_batch_property(std::initializer_list<int> batches) {
   macko::Schedule s = *gen_schedule().as("schedule");
   s.batch = *rc::gen::elementOf(std::vector<int>(batches)).as("batch");
   s.row_lanes = macko::kWarpLanes;  // batches run a warp per row (Schedule::valid)
-  s.chunks = 0;                     // and deal rows to warps
   const Epilogue ep = gen_epilogue();
   MackoParams p;
   p.force_wide_row_pointers = *rc::gen::arbitrary<bool>().as("force_wide_row_pointers");
@@ -94,42 +93,6 @@ TEST_CASE("batched MACKO warp model: each vector has the bits of a batch-1 produ
   ws_prop("bf16 values, fp32 out", 200, [] { macko_batch_property<bfloat16, float>({2, 4, 8}); });
   ws_prop("fp32 values, fp32 out", 100, [] { macko_batch_property<float, float>({2, 4}); });
   ws_prop("int8 values, bf16 out", 100, [] { macko_batch_property<std::int8_t, bfloat16>({2, 4, 8}); });
-}
-
-TEST_CASE("MACKO chunk grid: every element in exactly one chunk, chunk boundaries on split units") {
-  ws_prop("ChunkGrid::of inverts ChunkGrid::first", 2000, [] {
-    const std::int64_t elements = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(0, 5000),
-                                                  rc::gen::inRange<std::int64_t>(0, std::int64_t{1} << 40))
-                                       .as("elements");
-    const std::int64_t c = *rc::gen::inRange<std::int64_t>(1, 20000).as("chunks asked");
-    const macko::ChunkGrid g = macko::ChunkGrid::make(elements, c);
-    RC_ASSERT(g.chunks >= 1);
-    RC_ASSERT(g.chunks <= g.units);
-    RC_ASSERT(g.first(0) == 0);
-    RC_ASSERT(g.first(g.chunks) >= elements);
-    const std::int64_t e = *rc::gen::inRange<std::int64_t>(0, std::max<std::int64_t>(elements, 1)).as("element");
-    const std::int64_t w = g.of(e);
-    RC_ASSERT(w >= 0);
-    RC_ASSERT(w < g.chunks);
-    RC_ASSERT(g.first(w) <= e);
-    RC_ASSERT(e < g.first(w + 1));
-    RC_ASSERT(g.first(w + 1) > g.first(w));  // no empty chunk
-    RC_ASSERT(g.first(w) % macko::kSplitUnit == 0);
-  });
-  // macko_unit_rows: entry k counts the rows that begin before element k * kSplitUnit.
-  ws_prop("macko_unit_rows", 300, [] {
-    const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
-    const Macko<half> a = encode_macko(build<half>(rec));
-    const std::vector<std::int32_t> t = macko_unit_rows(a);
-    const std::int64_t units = macko::ChunkGrid::make(a.emitted(), 1).units;
-    RC_ASSERT(static_cast<std::int64_t>(t.size()) == units + 1);
-    RC_ASSERT(t.back() == a.rows);
-    for (std::int64_t k = 0; k < units; ++k) {
-      std::int64_t n = 0;
-      for (std::int64_t r = 0; r < a.rows; ++r) n += a.row_ptr[r] < k * macko::kSplitUnit;
-      RC_ASSERT(t[static_cast<std::size_t>(k)] == n);
-    }
-  });
 }
 
 TEST_CASE("MACKO model with 16 lanes per row: 128-element steps on lanes 0-15, the same sum") {

@@ -88,11 +88,6 @@ void check_case(const Case& c) {
   RC_ASSERT(da.wide == (c.wide || (c.widen && a.padded_length() > 0)));  // empty: nothing to widen for
   gpu::DeviceBuffer<T> dx(x);
   gpu::DeviceBuffer<TY> dy(y0);
-  if (c.sched.chunks > 0) {
-    // A launch before the checked one: the rows' part counters must be back at zero after it.
-    gpu::DeviceBuffer<TY> warm(y0);
-    gpu::macko_spmv<T, TY>(da, dx.get(), warm.get(), c.alpha, c.beta, c.sched);
-  }
   gpu::macko_spmv<T, TY>(da, dx.get(), dy.get(), c.alpha, c.beta, c.sched);
   WS_CUDA(cudaDeviceSynchronize());
   const std::vector<TY> got = dy.download();
@@ -107,8 +102,7 @@ void check_case(const Case& c) {
               std::to_string(c.sched.lane_accumulators) + ", unroll " + std::to_string(c.sched.unroll_blocks) +
               ", lane elements " + std::to_string(c.sched.lane_elems) + ", row splits " +
               std::to_string(c.sched.row_splits) + ", x_shared " + std::to_string(c.sched.x_shared) + ", x_swizzle " +
-              std::to_string(c.sched.x_swizzle) + ", row lanes " + std::to_string(c.sched.row_lanes) + ", chunks " +
-              std::to_string(c.sched.chunks) + ")");
+              std::to_string(c.sched.x_swizzle) + ", row lanes " + std::to_string(c.sched.row_lanes) + ")");
     }
   }
   // Model vs oracle within the derived bound, every vector: the rule `warpsparse verify` and the
@@ -124,9 +118,8 @@ void check_case(const Case& c) {
   }
 }
 
-// kind: the batch-1 schedules, the batched ones, batch 1 with two rows per warp only, or the
-// elements cut into chunks (Schedule::chunks).
-enum class Kind { one, batched, two_rows, chunks };
+// kind: the batch-1 schedules, the batched ones, or batch 1 with two rows per warp only.
+enum class Kind { one, batched, two_rows };
 rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
   return rc::gen::exec([big, kind] {
     Case c;
@@ -157,11 +150,6 @@ rc::Gen<Case> gen_case(bool big, Kind kind = Kind::one) {
       c.sched.x_shared = std::get<2>(v);
       // x in shared memory holds cols x batch values: keep it within a block's shared memory.
       if (c.sched.x_shared) c.cols = std::min<std::int64_t>(c.cols, 90000 / c.sched.batch);
-    } else if (kind == Kind::chunks) {
-      // The compiled chunked variants: the default loads, x through L1 or in shared memory; from one
-      // chunk to more than the split units (ChunkGrid clamps), so rows cross none, one or many.
-      c.sched.x_shared = *rc::gen::arbitrary<bool>().as("x_shared");
-      c.sched.chunks = *rc::gen::element(1, 2, 3, 7, 40, 300, 5000, 1000000).as("chunks");
     } else if (kind == Kind::two_rows) {
       // The compiled two-rows-per-warp variants: the default loads, 8 or 4 elements per lane, x
       // through L1 or in shared memory.
@@ -206,14 +194,6 @@ TEST_CASE("MACKO kernel equals its warp model bit for bit", "[gpu][macko]") {
   rc::prop("fp16 -> fp32", [] { check_case<half, float>(*gen_case(false)); });
   rc::prop("bf16 -> bf16", [] { check_case<bfloat16, bfloat16>(*gen_case(false)); });
   rc::prop("bf16 -> fp32", [] { check_case<bfloat16, float>(*gen_case(true)); });
-}
-
-// Schedule::chunks: every warp walks the same elements; rows that cross chunk boundaries are added
-// up by their last warp.
-TEST_CASE("MACKO kernel cut into chunks equals its warp model bit for bit", "[gpu][macko]") {
-  rc::prop("fp16 -> fp16, chunks", [] { check_case<half, half>(*gen_case(false, Kind::chunks)); });
-  rc::prop("fp16 -> fp32, chunks", [] { check_case<half, float>(*gen_case(true, Kind::chunks)); });
-  rc::prop("bf16 -> bf16, chunks", [] { check_case<bfloat16, bfloat16>(*gen_case(true, Kind::chunks)); });
 }
 
 // Schedule::row_lanes = 16: two rows per warp, each half stepping until the longer row ends.

@@ -249,24 +249,6 @@ std::vector<std::int32_t> macko_split_bases(const Macko<T>& a) {
   return t;
 }
 
-// Row table of Schedule::chunks (macko::ChunkGrid over emitted() elements): entry k < units is the
-// number of rows that begin before element k * kSplitUnit, so the rows a chunk starting there owns
-// begin at that entry and the row it may start inside is the one before; entry units is rows (the
-// last chunk also owns the empty rows at the very end). Read by the chunked kernels only.
-template <class T>
-std::vector<std::int32_t> macko_unit_rows(const Macko<T>& a) {
-  require(a.rows <= std::numeric_limits<std::int32_t>::max(), "chunked schedules: more than 2^31 - 1 rows");
-  const std::int64_t units = macko::ChunkGrid::make(a.emitted(), 1).units;
-  std::vector<std::int32_t> t(static_cast<std::size_t>(units + 1));
-  std::int64_t r = 0;
-  for (std::int64_t k = 0; k < units; ++k) {
-    while (r < a.rows && a.row_ptr[r] < k * macko::kSplitUnit) ++r;
-    t[static_cast<std::size_t>(k)] = static_cast<std::int32_t>(r);
-  }
-  t[static_cast<std::size_t>(units)] = static_cast<std::int32_t>(a.rows);
-  return t;
-}
-
 // Decoder: an independent path from the arrays back to rows (the oracle's input). Padding
 // elements are dropped; every decoded column is range-checked.
 template <class T>

@@ -188,14 +188,6 @@ struct Schedule {
   // whose rows hold <= ~700 nonzeros; slower on longer rows and on square and wide matrices.
   // gpu::default_schedule picks it for tall matrices of <= 9216 columns and <= 768 nonzeros per row.
   int row_lanes = kWarpLanes;
-  // 0: rows are dealt to warps (above). c > 0: the element stream row_ptr[0] .. row_ptr[rows] is
-  // cut into min(c, its split units) chunks of whole split units (ChunkGrid), one per warp, so every
-  // warp walks the same number of elements whatever the rows' lengths: a row that crosses a chunk
-  // boundary is walked in parts, each from the column in the split-base table (as row_splits), and
-  // its parts are added in order (part 0 + part 1, then + part 2, ...) by whichever of its warps
-  // finishes last. A persistent grid's last round of rows then costs no part-empty round.
-  // One warp-wide part per row step (row_lanes = 32), one vector, rows not split otherwise.
-  int chunks = 0;
 
   WS_HD constexpr int elems_per_step() const { return row_lanes * lane_elems; }
   WS_HD constexpr int rows_per_warp() const { return kWarpLanes / row_lanes; }
@@ -220,26 +212,8 @@ struct Schedule {
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
            (row_splits == 1 || warps_per_block / row_splits <= 15) &&
-           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1)) &&
-           chunks >= 0 && (chunks == 0 || (row_splits == 1 && row_lanes == kWarpLanes && batch == 1));
+           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1));
   }
-};
-
-// Schedule::chunks: `elements` (row_ptr[rows]) in `units` split units of kSplitUnit elements (one
-// at least), cut into `chunks` (at most `units`, so no chunk is empty) chunks of whole units: chunk
-// w holds the elements [first(w), first(w + 1)). Every boundary first(w), 0 < w < chunks, is a
-// multiple of kSplitUnit, so a row part that starts there starts from one split-base table entry.
-struct ChunkGrid {
-  std::int64_t units = 1, chunks = 1;
-  static WS_HD constexpr ChunkGrid make(std::int64_t elements, std::int64_t c) {
-    ChunkGrid g;
-    g.units = elements > 0 ? (elements + kSplitUnit - 1) / kSplitUnit : 1;
-    g.chunks = c < 1 ? 1 : (c < g.units ? c : g.units);
-    return g;
-  }
-  WS_HD constexpr std::int64_t first(std::int64_t w) const { return w * units / chunks * kSplitUnit; }
-  // The chunk holding element e: the largest w with first(w) <= e.
-  WS_HD constexpr std::int64_t of(std::int64_t e) const { return ((e / kSplitUnit + 1) * chunks - 1) / units; }
 };
 
 // x in shared memory (Schedule::x_shared): column c's value(s) sit at slot x_pack_slot(c, B), an

@@ -15,8 +15,6 @@
 // table (warp 0 starts at -1); each reduces its lanes as in 6, and the parts are added in order
 // (part 0 + part 1, then + part 2, ...) before the epilogue. The model walks the parts one after
 // the other and checks every table entry it uses against its own running column.
-// With Schedule::chunks the parts are those the chunk boundaries (macko::ChunkGrid) cut: the first
-// from the ROMA start, each later one from a boundary strictly inside the row; added in the same order.
 // With Schedule::row_lanes = 16 each half of a warp runs its own row with 16-lane steps; every
 // shuffle is segmented to 16 lanes (scan, step total, delta redistribution, a 4-level butterfly),
 // so no value crosses halves, and the steps the shorter row's half walks past its end are fully
@@ -79,10 +77,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
   GlobalArray<std::uint64_t> g_ptr64("row_ptr", std::span<const std::uint64_t>(a.row_ptr.wide_ptr), 0x30000000);
   GlobalArray<TX> g_x("x", x, 0x40000000);
   const int splits = sched.row_splits;
-  const bool chunked = sched.chunks > 0;
-  const macko::ChunkGrid grid = macko::ChunkGrid::make(a.emitted(), sched.chunks);
-  const std::vector<std::int32_t> split_bases =
-      splits > 1 || chunked ? macko_split_bases(a) : std::vector<std::int32_t>{};
+  const std::vector<std::int32_t> split_bases = splits > 1 ? macko_split_bases(a) : std::vector<std::int32_t>{};
   GlobalArray<std::int32_t> g_split("split_bases", std::span<const std::int32_t>(split_bases), 0x50000000);
 
   SpmvTraffic local_traffic;
@@ -127,18 +122,8 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
     const macko::RowAligner ra(begin, end, db);
     std::array<float, 8> row_sum{};
     std::int64_t carry = -1;  // running column at the end of the parts walked so far
-    // Part boundaries: the row splits' (split_start), or with chunks the chunk boundaries strictly
-    // inside the row (those of the chunks after the one holding begin, up to the one holding end - 1).
-    std::vector<std::int64_t> cuts;
-    if (chunked && end > begin)
-      for (std::int64_t w = grid.of(begin) + 1; w <= grid.of(end - 1); ++w) cuts.push_back(grid.first(w));
-    const int parts = chunked ? static_cast<int>(cuts.size()) + 1 : splits;
-    auto part_start = [&](int j) {
-      if (!chunked) return ra.split_start(j, splits);
-      return j <= 0 ? ra.aligned_begin : j >= parts ? end : cuts[static_cast<std::size_t>(j - 1)];
-    };
-    for (int sp = 0; sp < parts; ++sp) {
-      const std::int64_t start = part_start(sp), stop = part_start(sp + 1);
+    for (int sp = 0; sp < splits; ++sp) {
+      const std::int64_t start = ra.split_start(sp, splits), stop = ra.split_start(sp + 1, splits);
       const std::int64_t lo = std::max(begin, start);  // elements of this part: [lo, stop)
       Lanes<std::array<std::array<float, 8>, 8>> acc{};  // [lane][vector][accumulator]
       std::int64_t base = -1;  // column of the last element before this step (row starts at -1)
@@ -270,10 +255,8 @@ inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits
   const std::int64_t step = s.elems_per_step();
   const std::int64_t steps = (row_elements + unit - 1 + step - 1) / step + 1;
   const std::int64_t per_acc = steps * ((s.lane_elems + s.lane_accumulators - 1) / s.lane_accumulators);
-  // Parts of a split row are shorter; their sum adds row_splits - 1 roundings (with chunks, one per
-  // chunk boundary inside the row: at most one per split unit).
-  const std::int64_t parts = s.chunks > 0 ? row_elements / macko::kSplitUnit + 2 : s.row_splits;
-  return per_acc + (s.lane_accumulators - 1) + std::countr_zero(static_cast<unsigned>(s.row_lanes)) + (parts - 1);
+  // Parts of a split row are shorter; their sum adds row_splits - 1 roundings.
+  return per_acc + (s.lane_accumulators - 1) + std::countr_zero(static_cast<unsigned>(s.row_lanes)) + (s.row_splits - 1);
 }
 
 }  // namespace warpsparse
