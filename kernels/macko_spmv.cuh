@@ -721,13 +721,8 @@ __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8
 // first row's loads before it waits for the copy (SharedX::ready). The grid is persistent (the host
 // launches at most the resident blocks), so x is read once per block. __launch_bounds__(1024) holds
 // the kernel at 64 registers: two 512-thread blocks per SM (at 69 registers one, run 39).
-#ifdef WS_MACKO_MAXNREG  // experiment of run 140 (kernels/NOTES.md): a register cap instead of the block bound
-#define WS_MACKO_XS_BOUNDS __maxnreg__(WS_MACKO_MAXNREG)
-#else
-#define WS_MACKO_XS_BOUNDS __launch_bounds__(1024)
-#endif
 template <class Cfg, class T, class TY>
-__global__ void WS_MACKO_XS_BOUNDS
+__global__ void __launch_bounds__(1024)
     macko_spmv_xs_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                          const void* __restrict__ row_ptr, const T* __restrict__ x, TY* __restrict__ y,
                          std::int64_t rows, std::int64_t cols, float alpha, float beta,
