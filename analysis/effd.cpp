@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "reference/common/error.hpp"
-#include "reference/formats/macko_layout.hpp"
+#include "reference/macko/macko_layout.hpp"
 
 namespace warpsparse::analysis {
 

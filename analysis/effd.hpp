@@ -82,7 +82,7 @@ struct Crossover {
   // or "no claim".
   std::string verdict() const;
 };
-// The crossovers of issue 3 (vs dense, CSR16, CSR32, bitmask, Q8, Q4, effd = 0.5, and between
+// The crossover densities (vs dense, CSR16, CSR32, bitmask, Q8, Q4, effd = 0.5, and between
 // delta widths) for one value width, by bracketing root finding (Boost.Math TOMS 748).
 std::vector<Crossover> crossovers(const StorageConfig& cfg);
 

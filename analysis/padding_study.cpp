@@ -12,7 +12,7 @@
 
 #include "analysis/effd.hpp"
 #include "reference/common/error.hpp"
-#include "reference/formats/macko.hpp"
+#include "reference/macko/macko_format.hpp"
 
 namespace warpsparse::analysis {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reference/formats/sparse_rows.hpp"
+#include "reference/sparse/sparse_rows.hpp"
 
 namespace warpsparse::analysis {
 

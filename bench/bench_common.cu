@@ -314,7 +314,7 @@ Timed time_launches(const std::function<void(cudaStream_t)>& launch, const Timin
   for (auto& e : ev) WS_CUDA(cudaEventCreate(&e));
   // The timed launches go in gated chunks: a one-thread kernel holds the stream until the host has
   // enqueued the whole chunk, so no host-side pause (a descheduled thread) can open a gap inside an
-  // event pair. Without the gate, runs 47, 54, 58 and 69-70 each had a row or two whose p90 was 1.5-5x
+  // event pair. Without the gate, some long runs had a row or two whose p90 was 1.5-5x
   // its p10 (12288^2 d = 0.3 twice), on every kernel kind.
   volatile int* gate = timing_gate();
   int released = *gate;

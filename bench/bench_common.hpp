@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_stats.hpp"
-#include "kernels/device_buffer.hpp"
+#include "kernels/common/device_buffer.hpp"
 
 namespace warpsparse::bench {
 

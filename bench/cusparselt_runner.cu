@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "bench/gemm24_kernel.hpp"
-#include "kernels/device_buffer.hpp"
+#include "kernels/common/device_buffer.hpp"
 #include "reference/common/error.hpp"
 
 #if WS_HAVE_CUSPARSELT_HEADER

@@ -38,11 +38,10 @@ class Gemm24Kernel {
 std::unique_ptr<Gemm24Kernel> make_cusparselt_kernel(bool search, std::string& why);
 std::string cusparselt_description();  // where it was loaded from, and its version
 
-// HOOK: the warpsparse 2:4 kernels (sparse24_hook.cpp), one per tile name in the list
-// ("large", "large_deep", "small", "hopper" — the experimental sm_90a wgmma.sp kernel — and the
-// pipelined mma.sp tiles listed by warpsparse_gemm24_tile_keys()).
+// HOOK: the warpsparse 2:4 kernels (sparse24_hook.cpp), one per tile key in the list
+// (warpsparse_gemm24_tile_keys(): "auto" and the keys of kernels/sparse24's kTiles).
 std::vector<std::unique_ptr<Gemm24Kernel>> make_warpsparse_gemm24_kernels(const std::string& tiles);
-// Every tile name make_warpsparse_gemm24_kernels accepts (the *_pipe ones: sparse24_launch.hpp).
+// Every tile key make_warpsparse_gemm24_kernels accepts.
 std::vector<std::string> warpsparse_gemm24_tile_keys();
 
 }  // namespace warpsparse::bench

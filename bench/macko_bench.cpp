@@ -6,8 +6,8 @@
 //   cublas_gemm   B > 1: the same call with N = B
 //   cusparse_csr  B = 1: cusparseSpMV on CSR (32-bit indices, fp16/bf16 values, CUDA_R_32F compute)
 //   cusparse_spmm B > 1: cusparseSpMM (CSR_ALG3) on the same CSR, X and Y dense in row order
-//   csr_warp      B = 1: our plain CSR kernel (kernels/csr_spmv.hpp), one warp per row
-//   macko         the MACKO kernel (kernels/macko_spmv.hpp), one row per schedule swept
+//   csr_warp      B = 1: our plain CSR kernel (kernels/csr/csr_spmv.hpp), one warp per row
+//   macko         the MACKO kernel (kernels/macko/macko_spmv.hpp), one row per schedule swept
 //   copy          B = 1: cudaMemcpyAsync D2D moving the MACKO case's bytes (read + write): the floor
 //   read, row_stream*  B = 1: streaming bounds of the MACKO arrays (bench/stream_baselines.hpp)
 // Every output element is checked against a double-precision oracle of its own vector (computed on
@@ -41,10 +41,12 @@
 #include "analysis/effd.hpp"  // paper_shapes
 #include "bench/matrix_gen.hpp"
 #include "bench/spmv_check.hpp"
-#include "kernels/csr_spmv.hpp"
-#include "reference/models/spmv_common.hpp"
-#include "kernels/macko_spmv.hpp"
-#include "reference/models/macko_spmv_model.hpp"  // macko_chain_length
+#include "kernels/csr/csr_spmv.hpp"
+#include "reference/sparse/spmv_common.hpp"
+#include "kernels/common/device_facts.hpp"
+#include "kernels/macko/macko_spmv.hpp"
+#include "reference/macko/macko_policy.hpp"
+#include "reference/macko/macko_spmv_model.hpp"  // macko_chain_length
 
 using namespace warpsparse;
 using namespace warpsparse::bench;
@@ -68,10 +70,11 @@ struct Options : CommonOptions {
   std::string delta_bits = "4";
   std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared,
       x_swizzle, row_lanes;
+  std::string schedules = "policy";  // policy, all (every compiled variant), or names separated by ';'
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   std::string batch = "1";  // vectors per product (macko::Schedule::batch)
-  // MackoParams::align_rows of the MACKO encodings (a list: 0, 1 or 0,1). On by default since run 69:
-  // 0-5 % faster on the 15 big shapes for at most 7 zero elements per row (kernels/NOTES.md).
+  // MackoParams::align_rows of the MACKO encodings (a list: 0, 1 or 0,1). On by default: 0-5 % faster
+  // on the 15 big shapes for at most 7 zero elements per row (docs/macko-kernel.md).
   std::string align_rows = "1";
   // cusparseSpMM with row-order X and Y: CSR_ALG3 is the one that meets the fp32 bound, and the
   // fastest by 4-230x (H100, CUDA 13.0, batches 2 and 8 on 4096^2 and 12288^2 at d = 0.5 and 0.1,
@@ -187,6 +190,7 @@ struct Measured {
 struct Context {
   Options opt;
   DeviceInfo dev;
+  DeviceFacts facts;  // what the schedule policy plans with (this device)
   double copy_gbps = 0;
   TimingConfig timing;
   std::unique_ptr<L2Flusher> flusher;
@@ -254,55 +258,65 @@ Measured verify_and_time(Context& ctx, const std::string& kernel, gpu::DeviceBuf
   return m;
 }
 
-std::string schedule_str(const macko::Schedule& s) {
-  return "wpb=" + std::to_string(s.warps_per_block) + "/unroll=" + std::to_string(s.unroll_blocks) +
-         "/acc=" + std::to_string(s.lane_accumulators) + "/prefetch=" + std::to_string(int(s.prefetch)) +
-         "/bpsm=" + std::to_string(s.blocks_per_sm) + "/elems=" + std::to_string(s.lane_elems) +
-         "/splits=" + std::to_string(s.row_splits) + (s.x_shared ? "/xs=1" : "") + (s.x_swizzle ? "/swz=1" : "") +
-         (s.row_lanes != macko::kWarpLanes ? "/lanes=" + std::to_string(s.row_lanes) : "");
-}
-
-// The Cartesian product of the --warps-per-block, --unroll-blocks, --lane-accumulators,
-// --prefetch, --blocks-per-sm, --lane-elems, --row-splits, --x-shared, --x-swizzle and --row-lanes lists; a list left
-// empty keeps the default schedule's value (x_swizzle: swizzle_rule applied to each schedule), and the
-// batch is always def's. Combinations that are not valid schedules
-// (a split count that does not divide the warps per block) or have no kernel built (batch > 1 with
-// deltas other than 4 bits) are skipped with a note on stderr, once per run.
-std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def,
-                                                const std::function<bool(const macko::Schedule&)>& swizzle_rule) {
+// The MACKO schedules of one case and batch: by default the policy's choice (def); with --schedules
+// all, every compiled variant for the matrix's delta width at this batch (launched with def's block
+// size where it can be, else one row per block); with a list of names, those. The Cartesian product of
+// the --warps-per-block ... --row-lanes lists is taken over each (a list left out keeps the value
+// of the schedule it varies; --x-swizzle left out: the policy's swizzle rule on each schedule).
+// Schedules that are not valid or have no kernel are skipped with a note on stderr, once per run.
+std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Schedule& def, int delta_bits,
+                                                const macko::MatrixStats& stats) {
   const Options& o = ctx.opt;
+  std::vector<macko::Schedule> bases;
+  if (o.schedules.empty() || o.schedules == "policy") {
+    bases.push_back(def);
+  } else if (o.schedules == "all") {
+    for (const macko::CompiledVariant& v : macko::kCompiledVariants) {
+      macko::Schedule s = v.schedule;
+      if ((v.delta_bits & macko::delta_bit(delta_bits)) == 0 || s.batch != def.batch) continue;
+      s.warps_per_block = def.warps_per_block % s.row_splits == 0 ? def.warps_per_block : s.row_splits;
+      bases.push_back(s);
+    }
+  } else {
+    for (const auto& name : split_list(o.schedules, ';')) {
+      macko::Schedule s = macko::parse_schedule(name);
+      s.batch = def.batch;
+      bases.push_back(s);
+    }
+  }
   auto list = [](const std::string& s, int fallback, const char* what) {
     return s.empty() ? std::vector<int>{fallback} : parse_ints(s, what);
   };
+  const macko::Rules& rules = macko::rules_for(ctx.facts);
   std::vector<macko::Schedule> out;
-  for (const int wpb : list(o.warps_per_block, def.warps_per_block, "warps per block"))
-    for (const int un : list(o.unroll_blocks, def.unroll_blocks, "unroll blocks"))
-      for (const int acc : list(o.lane_accumulators, def.lane_accumulators, "lane accumulators"))
-        for (const int pf : list(o.prefetch, int(def.prefetch), "prefetch"))
-          for (const int bpsm : list(o.blocks_per_sm, def.blocks_per_sm, "blocks per SM"))
-            for (const int e : list(o.lane_elems, def.lane_elems, "lane elements"))
-              for (const int sp : list(o.row_splits, def.row_splits, "row splits"))
-                for (const int xs : list(o.x_shared, int(def.x_shared), "x shared"))
-                  for (const int swz : list(o.x_swizzle, int(def.x_swizzle), "x swizzle"))
-                  for (const int rl : list(o.row_lanes, def.row_lanes, "row lanes")) {
-                  macko::Schedule s = def;
-                  s.warps_per_block = wpb;
-                  s.unroll_blocks = un;
-                  s.lane_accumulators = acc;
-                  s.prefetch = pf != 0;
-                  s.blocks_per_sm = bpsm;
-                  s.lane_elems = e;
-                  s.row_splits = sp;
-                  s.x_shared = xs != 0;
-                  s.row_lanes = rl;
-                  // --x-swizzle left empty: the default rule (macko::x_swizzle_pays) for each schedule.
-                  s.x_swizzle = o.x_swizzle.empty() ? swizzle_rule(s) : swz != 0;
-                  const std::string what = "# skipped schedule db=" + std::to_string(s.delta_bits) + " " +
-                                           schedule_str(s) + " at batch " + std::to_string(s.batch);
-                  if (!s.valid()) ctx.note_once(what + ": not valid");
-                  else if (!gpu::is_compiled(s)) ctx.note_once(what + ": no kernel is built for it");
-                  else out.push_back(s);
-                }
+  for (const macko::Schedule& base : bases)
+    for (const int wpb : list(o.warps_per_block, base.warps_per_block, "warps per block"))
+      for (const int un : list(o.unroll_blocks, base.unroll_blocks, "unroll blocks"))
+        for (const int acc : list(o.lane_accumulators, base.lane_accumulators, "lane accumulators"))
+          for (const int pf : list(o.prefetch, int(base.prefetch), "prefetch"))
+            for (const int bpsm : list(o.blocks_per_sm, base.blocks_per_sm, "blocks per SM"))
+              for (const int e : list(o.lane_elems, base.lane_elems, "lane elements"))
+                for (const int sp : list(o.row_splits, base.row_splits, "row splits"))
+                  for (const int xs : list(o.x_shared, int(base.x_shared), "x shared"))
+                    for (const int swz : list(o.x_swizzle, int(base.x_swizzle), "x swizzle"))
+                      for (const int rl : list(o.row_lanes, base.row_lanes, "row lanes")) {
+                        macko::Schedule s = base;
+                        s.warps_per_block = wpb;
+                        s.unroll_blocks = un;
+                        s.lane_accumulators = acc;
+                        s.prefetch = pf != 0;
+                        s.blocks_per_sm = bpsm;
+                        s.lane_elems = e;
+                        s.row_splits = sp;
+                        s.x_shared = xs != 0;
+                        s.row_lanes = rl;
+                        s.x_swizzle = o.x_swizzle.empty() ? macko::swizzle_pays(stats, rules, s) : swz != 0;
+                        const std::string what = "# skipped schedule " + macko::to_string(s) + " for " +
+                                                 std::to_string(delta_bits) + "-bit deltas";
+                        if (!s.valid(delta_bits)) ctx.note_once(what + ": not valid");
+                        else if (!macko::is_compiled(s, delta_bits)) ctx.note_once(what + ": no kernel is built for it");
+                        else if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+                      }
   return out;
 }
 
@@ -543,13 +557,12 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   for (const auto& mk : mackos) {
     if (ctx.want("macko")) {
       gpu::DeviceMacko<T> dm = gpu::upload_macko(mk);
-      const auto swizzle_rule = [&mk](const macko::Schedule& s) { return macko::x_swizzle_pays(mk, s); };
+      const macko::MatrixStats stats = macko::matrix_stats(mk);
       for (auto& b : io) {
         const int nb = b.n;
-        macko::Schedule def = gpu::default_schedule_for(mk, nb);
-        def.batch = nb;  // the batch measured, whatever the default returns
-        for (const macko::Schedule& s : schedules_to_sweep(ctx, def, swizzle_rule)) {
-          const std::string ss = schedule_str(s);  // valid and compiled (schedules_to_sweep)
+        const macko::Schedule def = macko::choose_schedule(stats, ctx.facts, nb);
+        for (const macko::Schedule& s : schedules_to_sweep(ctx, def, mk.delta_bits, stats)) {
+          const std::string ss = macko::to_string(s);  // valid and compiled (schedules_to_sweep)
           auto launch = [&](cudaStream_t st) { gpu::macko_spmv<T, T>(dm, b.x.get(), b.y.get(), alpha, beta, s, st); };
           // The model's own chain length for the row's stored elements (padding included), per vector.
           std::vector<std::int64_t> chains(static_cast<std::size_t>(c.rows));
@@ -731,7 +744,12 @@ int main(int argc, char** argv) {
                  "MACKO encodings: 1 (each row padded with zeros to a multiple of the ROMA unit, so rows start "
                  "aligned), 0 (the paper's encoder), or 0,1 (both, in one run)")
       ->capture_default_str();
-  app.add_option("--warps-per-block", o.warps_per_block, "MACKO schedules: list swept (default: the kernel's)");
+  app.add_option("--schedules", o.schedules,
+                 "MACKO schedules: 'policy' (what macko::choose_schedule picks on this GPU), 'all' (every compiled "
+                 "variant for the case's delta width and batch), or schedule names separated by ';' (e.g. "
+                 "'xs=1/wpb=16;elems=4'); the lists below vary each")
+      ->capture_default_str();
+  app.add_option("--warps-per-block", o.warps_per_block, "MACKO schedules: list swept (default: the schedule's)");
   app.add_option("--unroll-blocks", o.unroll_blocks, "MACKO schedules: list swept");
   app.add_option("--lane-accumulators", o.lane_accumulators, "MACKO schedules: list swept");
   app.add_option("--prefetch", o.prefetch, "MACKO schedules: 0,1 (software prefetch of the next group)");
@@ -816,6 +834,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "# note: warmup %d / iters %d are below the 100 / 200 the method asks for reported numbers\n",
                    o.warmup, o.iters);
     ctx.dev = query_device_info(0);
+    ctx.facts = gpu::device_facts(0);
     ctx.timing = o.timing();
     ctx.flusher = std::make_unique<L2Flusher>(ctx.dev.l2_bytes);
     ctx.sampler = std::make_unique<ClockSampler>(ctx.dev.device);

@@ -36,8 +36,10 @@
 #include "bench/bench_common.hpp"
 #include "bench/bench_stats.hpp"
 #include "bench/matrix_gen.hpp"
-#include "kernels/device_buffer.hpp"
-#include "kernels/macko_spmv.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/device_facts.hpp"
+#include "kernels/macko/macko_spmv.hpp"
+#include "reference/macko/macko_policy.hpp"
 
 #ifndef WS_MACKO_TRACE
 #error "ws_macko_trace links the kernels built with WS_MACKO_TRACE (ws_kernels_trace)"
@@ -190,13 +192,14 @@ int main(int argc, char** argv) try {
       gpu::DeviceBuffer<half> x(random_vector<half>(dims[1], seed ^ 0x5851F42D4C957F2Dull));
       gpu::DeviceBuffer<half> y(static_cast<std::size_t>(dims[0]));
       gpu::DeviceBuffer<gpu::RowTrace> trace(static_cast<std::size_t>(dims[0]));
-      macko::Schedule s = gpu::default_schedule_for(mk);
+      const macko::MatrixStats stats = macko::matrix_stats(mk);
+      macko::Schedule s = macko::choose_schedule(stats, gpu::device_facts());
       if (x_shared >= 0 && (x_shared != 0) != s.x_shared) {
         s.x_shared = x_shared != 0;
-        s.warps_per_block = s.x_shared ? gpu::x_shared_warps_per_block(mk.rows, mk.cols) : 4;
+        s.warps_per_block = s.x_shared ? macko::x_shared_block_warps(stats, macko::rules_for(gpu::device_facts())) : 4;
         s.row_splits = 1;
       }
-      require(gpu::is_compiled(s), "the schedule asked for is not compiled");
+      require(macko::is_compiled(s, mk.delta_bits), "the schedule asked for is not compiled");
       auto launch = [&](cudaStream_t stream) { gpu::macko_spmv<half, half>(dm, x.get(), y.get(), 1.0f, 0.0f, s, stream); };
       // The launch's time as the benchmark takes it (gated events, L2 flushed), with the trace off.
       gpu::set_macko_row_trace(nullptr);

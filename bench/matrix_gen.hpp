@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "analysis/patterns.hpp"
-#include "reference/formats/csr.hpp"
-#include "reference/formats/macko.hpp"
-#include "reference/formats/sparse_rows.hpp"
+#include "reference/csr/csr_format.hpp"
+#include "reference/macko/macko_format.hpp"
+#include "reference/sparse/sparse_rows.hpp"
 
 namespace warpsparse::bench {
 

@@ -1,6 +1,6 @@
 // ws_mma_sp_peak: the issue ceiling of mma.sp::ordered_metadata m16n8k32 on this GPU, with no memory
 // traffic at all, so the 2:4 GEMM kernels' TFLOP/s can be read against what the instruction itself
-// allows (kernels/NOTES.md).
+// allows (docs/sparse24-gemm.md).
 //
 // Each warp holds a kM × kN grid of fp32 accumulators (as a GEMM warp tile of 16·kM × 8·kN) and
 // fragments built from its lane index, and issues, per loop trip, one k32 step of selector 0 and
@@ -11,11 +11,11 @@
 //             *_pipe_rows tiles and of cuSPARSE / CUTLASS SASS.
 // Warps per SM sub-partition are set by the CTAs per SM (4 warps per CTA); configurations the
 // register file cannot hold are reported as such, not run. Timing: CUDA events, 3 warm-up and 10
-// timed launches, median with min and max (the min/max columns came after run 33's file).
+// timed launches, median with min and max.
 // Clocks: NVML samples the SM clock over the timed launches, and CTA 0's clock64 span over the
 // event time gives the clock the SM ran at. --heat-ms first runs dense cuBLAS bf16 GEMMs (random
 // data) for that long, which pulls the board into its power cap, so the same loop can be timed at
-// a lower SM clock: does its rate follow the clock (run 62)?
+// a lower SM clock: does its rate follow the clock?
 //
 // Output: one line per configuration on stdout, and CSV + JSON lines under --out/<gpu>/ with the
 // run metadata (GPU, clocks at start, CUDA version, commit) beside them.
@@ -194,7 +194,7 @@ Row measure(int sms, int warps_per_smsp, int trips, float* out, long long* cycle
   WS_CUDA(cudaMemcpy(&c0, cycles, sizeof(c0), cudaMemcpyDeviceToHost));
   // CTA 0's clock64 span per mma.sp of its sub-partition, assuming its warps_per_smsp - 1 neighbours
   // ran beside it the whole time: a cross-check of the event time in SM clocks, not a measurement of
-  // its own (with 3 warps per sub-partition on the H100 it disagrees with the event time, run 33).
+  // its own (with 3 warps per sub-partition on the H100 it disagrees with the event time).
   r.cycles_per_mma_smsp = static_cast<double>(c0) / (2.0 * kM * kN * trips * warps_per_smsp);
   // The last launch's span against the median time: close when the launches agree (us_min/us_max).
   r.clock64_mhz = static_cast<double>(c0) / r.us;

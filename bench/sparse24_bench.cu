@@ -123,7 +123,7 @@ struct Options : CommonOptions {
   std::string sizes, weights, tokens;
   std::string kernels = "cublas_dense,cusparselt,warpsparse";
   bool no_search = false;
-  std::string ws_tiles = "large";
+  std::string ws_tiles = "auto";
   int sample_rows = 16, sample_cols = 64;
 };
 
@@ -278,10 +278,11 @@ int main(int argc, char** argv) {
   app.add_option("--weights", o.weights, "weight shapes ROWSxCOLS (M x K), or 'paper'; 'none' for none");
   app.add_option("--tokens", o.tokens, "token counts N for the weight shapes");
   app.add_option("--kernels", o.kernels, "subset of cublas_dense,cusparselt,warpsparse")->capture_default_str();
+  std::string tile_keys;
+  for (const auto& k : warpsparse_gemm24_tile_keys()) tile_keys += (tile_keys.empty() ? "" : ", ") + k;
   app.add_option("--ws-tiles", o.ws_tiles,
-                 "warpsparse 2:4 kernel configurations: large, large_deep, small, hopper (experimental wgmma.sp), "
-                 "and the pipelined mma.sp ones: large_pipe, large_deep_pipe, small_pipe, small3_pipe, "
-                 "small_w32_pipe, tall_pipe, tall_deep_pipe, large_pipe_spread, small_pipe_spread, tall_pipe_spread")
+                 "warpsparse 2:4 kernels, by tile: " + tile_keys +
+                     " (auto: the one sparse24::gpu::gemm picks on this GPU, named after it)")
       ->capture_default_str();
   app.add_flag("--no-search", o.no_search, "skip cusparseLtMatmulSearch (use the default configuration)");
   app.add_option("--sample-rows", o.sample_rows, "rows of C checked against the double oracle")->capture_default_str();

@@ -19,44 +19,14 @@ namespace {
 
 namespace s24 = warpsparse::sparse24;
 
-// --ws-tiles keys, the kernels they select and their result names (the first four as before).
-struct TileKey {
-  const char* key;
-  s24::gpu::Tile tile;
-  const char* name;
-};
-constexpr TileKey kTileKeys[] = {
-    {"large", s24::gpu::Tile::kLarge, "warpsparse_mma_sp"},
-    {"large_deep", s24::gpu::Tile::kLargeDeep, "warpsparse_mma_sp_s4"},
-    {"small", s24::gpu::Tile::kSmall, "warpsparse_mma_sp_small"},
-    {"hopper", s24::gpu::Tile::kHopper, "warpsparse_wgmma_sp"},
-    {"hopper_persistent", s24::gpu::Tile::kHopperPersistent, "warpsparse_wgmma_sp_persistent"},
-    {"hopper_store", s24::gpu::Tile::kHopperPersistentStore, "warpsparse_wgmma_sp_persistent_tma_store"},
-    {"hopper_tall", s24::gpu::Tile::kHopperTall, "warpsparse_wgmma_sp_tall"},
-    {"hopper_tall_store", s24::gpu::Tile::kHopperTallStore, "warpsparse_wgmma_sp_tall_tma_store"},
-    {"large_pipe", s24::gpu::Tile::kLargePipe, "warpsparse_mma_sp_large_pipe"},
-    {"large_deep_pipe", s24::gpu::Tile::kLargeDeepPipe, "warpsparse_mma_sp_large_deep_pipe"},
-    {"small_pipe", s24::gpu::Tile::kSmallPipe, "warpsparse_mma_sp_small_pipe"},
-    {"small3_pipe", s24::gpu::Tile::kSmall3Pipe, "warpsparse_mma_sp_small3_pipe"},
-    {"small_w32_pipe", s24::gpu::Tile::kSmallW32Pipe, "warpsparse_mma_sp_small_w32_pipe"},
-    {"tall_pipe", s24::gpu::Tile::kTallPipe, "warpsparse_mma_sp_tall_pipe"},
-    {"tall_deep_pipe", s24::gpu::Tile::kTallDeepPipe, "warpsparse_mma_sp_tall_deep_pipe"},
-    {"large_pipe_spread", s24::gpu::Tile::kLargePipeSpread, "warpsparse_mma_sp_large_pipe_spread"},
-    {"small_pipe_spread", s24::gpu::Tile::kSmallPipeSpread, "warpsparse_mma_sp_small_pipe_spread"},
-    {"tall_pipe_spread", s24::gpu::Tile::kTallPipeSpread, "warpsparse_mma_sp_tall_pipe_spread"},
-};
-
-// mma.sp (or the experimental wgmma.sp) kernel with one tile configuration. prepare() copies A to
-// the host and compresses it with the reference encoder (values + ordered metadata), then
-// uploads it: seconds for the largest weights, untimed.
+// One 2:4 kernel of the library (kernels/sparse24: kTiles). Tile::kAuto runs the tile gemm() picks on
+// this device, and is named after it. prepare() copies A to the host and compresses it with the
+// reference encoder (values + ordered metadata), then uploads it: seconds for the largest weights,
+// untimed.
 class Sparse24Kernel final : public Gemm24Kernel {
  public:
   explicit Sparse24Kernel(s24::gpu::Tile tile) : tile_(tile) {}
-  std::string name() const override {
-    for (const auto& k : kTileKeys)
-      if (k.tile == tile_) return k.name;
-    return "warpsparse_?";
-  }
+  std::string name() const override { return s24::gpu::tile_info(resolved()).kernel_name; }
   void prepare(const Gemm24Problem& p, cudaStream_t stream) override {
     require(p.m <= 0x7fffffff && p.n <= 0x7fffffff && p.k <= 0x7fffffff, name() + ": int dimensions only");
     // The harness's B is contiguous (ldb = N); the kernel's 16-byte cp.async needs ldb % 8 == 0.
@@ -75,6 +45,14 @@ class Sparse24Kernel final : public Gemm24Kernel {
   std::uint64_t device_bytes() const override { return a_.values.bytes() + a_.meta.bytes(); }
 
  private:
+  s24::gpu::Tile resolved() const {
+    if (tile_ != s24::gpu::Tile::kAuto) return tile_;
+    int dev = 0, major = 0, minor = 0;
+    WS_CUDA(cudaGetDevice(&dev));
+    WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    return s24::gpu::auto_tile(major, minor, p_.k > 0 ? static_cast<int>(p_.k) : 1);
+  }
   s24::gpu::Tile tile_;
   s24::gpu::DeviceMatrix<bfloat16> a_;
   Gemm24Problem p_;
@@ -84,21 +62,13 @@ class Sparse24Kernel final : public Gemm24Kernel {
 
 std::vector<std::unique_ptr<Gemm24Kernel>> make_warpsparse_gemm24_kernels(const std::string& tiles) {
   std::vector<std::unique_ptr<Gemm24Kernel>> v;
-  for (const auto& t : split_list(tiles)) {
-    bool found = false;
-    for (const auto& k : kTileKeys)
-      if (t == k.key) {
-        v.push_back(std::make_unique<Sparse24Kernel>(k.tile));
-        found = true;
-      }
-    require(found, "unknown 2:4 tile '" + t + "'");
-  }
+  for (const auto& t : split_list(tiles)) v.push_back(std::make_unique<Sparse24Kernel>(s24::gpu::parse_tile(t)));
   return v;
 }
 
 std::vector<std::string> warpsparse_gemm24_tile_keys() {
-  std::vector<std::string> keys;
-  for (const auto& k : kTileKeys) keys.emplace_back(k.key);
+  std::vector<std::string> keys{"auto"};
+  for (const auto& t : s24::gpu::kTiles) keys.emplace_back(t.key);
   return keys;
 }
 

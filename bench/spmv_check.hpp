@@ -15,12 +15,12 @@
 
 #include "bench/matrix_gen.hpp"
 #include "reference/common/error.hpp"
-#include "reference/models/spmv_common.hpp"
+#include "reference/sparse/spmv_common.hpp"
 
 namespace warpsparse::bench {
 
 // (interleave_columns and batch_column, the batch layout's helpers, are in
-// reference/models/spmv_common.hpp.)
+// reference/sparse/spmv_common.hpp.)
 
 struct Check {
   double max_abs = 0, max_rel = 0, worst_ratio = 0;

@@ -3,17 +3,17 @@
 
 #include <algorithm>
 
-#include "kernels/device_buffer.hpp"
-#include "kernels/macko_spmv.cuh"
-#include "reference/formats/macko_layout.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/ptx_loads.cuh"
+#include "reference/macko/macko_layout.hpp"
 
 namespace warpsparse::bench {
 namespace {
 
 // The MACKO kernel's own streaming loads (ld.global.nc.L1::no_allocate), so row_stream issues the
 // same instructions.
-using gpu::detail::ld_stream16;
-using gpu::detail::ld_stream4;
+using gpu::ld_stream16;
+using gpu::ld_stream4;
 
 // Grid-stride over the words of a then b, four loads in flight per thread before their XOR.
 __global__ void read_stream_kernel(const uint4* __restrict__ a, std::int64_t na, const uint4* __restrict__ b,
@@ -34,7 +34,7 @@ __global__ void read_stream_kernel(const uint4* __restrict__ a, std::int64_t na,
   if (acc == 0x9e3779b9u) *sink = acc;  // keeps every load; (almost) never stores
 }
 
-// The default schedule's loads (kernels/macko_spmv.cuh, load_group with UNROLL = 2, prefetch).
+// The default schedule's loads (kernels/macko/macko_spmv.cuh, load_group with UNROLL = 2, prefetch).
 constexpr int kRowStreamWarps = 4;
 constexpr int kBlockElems = 32 * macko::kElemsPerLane;  // 256: one 16-byte vector per lane
 constexpr int kGroupElems = 2 * kBlockElems;

@@ -17,8 +17,9 @@
 #include "analysis/patterns.hpp"
 #include "notebooks_cpp/bench_csv.hpp"
 #include "notebooks_cpp/nb_common.hpp"
-#include "reference/formats/macko.hpp"
-#include "reference/models/macko_spmv_model.hpp"
+#include "reference/macko/macko_format.hpp"
+#include "reference/macko/macko_policy.hpp"
+#include "reference/macko/macko_spmv_model.hpp"
 
 namespace warpsparse::notebooks {
 
@@ -563,7 +564,7 @@ void trace_section(Report& rep, const std::string& dir) {
            "started it (before its bounds load) and when it stored the row's output. A warp's rows follow each other "
            "without gaps, so what a launch loses shows at its ends: the first rows (x's copy, the first trips) and "
            "the drain, the time between the median warp's last store and the last warp's, while fewer and fewer "
-           "warps stream (kernels/NOTES.md, runs 111-112).");
+           "warps stream (docs/macko-kernel.md).");
   for (const auto& [gpu, t] : summary) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : t->rows) {
@@ -672,27 +673,31 @@ std::string roofline(const Options& o) {
 
   // Emulated access pattern.
   rep.heading("Bytes of the real access pattern (warp emulator)");
-  rep.para("The MACKO warp model (reference/models/macko_spmv_model.hpp) replays the kernel's loads on 32 emulated lanes "
-           "and counts the 32-byte sectors each warp instruction touches. For a sample of rows of a 4096-column "
-           "Bernoulli matrix, the sectors of the matrix arrays (values, deltas, row pointers) are compared with the "
-           "stored bytes; x gathers are listed separately (they mostly hit L1/L2 on a GPU, so DRAM sees far fewer).");
+  rep.para("The MACKO warp model (reference/macko/macko_spmv_model.hpp) replays the kernel's loads on 32 emulated lanes "
+           "and counts the 32-byte sectors each warp instruction touches. For a sample of rows of a 4096 x 4096 "
+           "Bernoulli matrix, under the schedule the policy runs for that matrix on an H100 (macko::choose_schedule), "
+           "the sectors of the matrix arrays (values, deltas, row pointers) are compared with the stored bytes; x "
+           "gathers are listed separately (they mostly hit L1/L2 on a GPU, so DRAM sees far fewer).");
   std::vector<std::vector<std::string>> em;
   const std::int64_t sample_rows = o.quick ? 16 : 64, C = 4096;
   for (const double d : {0.1, 0.3, 0.5, 0.7}) {
     const auto m = generate<half>({Pattern::bernoulli, d, 0.0}, sample_rows, C, o.seed);
     const auto a = encode_macko(m);
     std::vector<half> x(static_cast<std::size_t>(C), from_float<half>(1.0f));
+    macko::MatrixStats full = macko::matrix_stats(a);
+    full.rows = C;  // the sample's rows stand for the whole 4096 x 4096 matrix
+    const macko::Schedule runs = macko::choose_schedule(full, kH100);
     SpmvTraffic tr;
-    (void)macko_spmv_model<half, half, half>(a, x, {}, 1.0f, 0.0f, macko::Schedule{}, &tr);
+    (void)macko_spmv_model<half, half, half>(a, x, {}, 1.0f, 0.0f, runs, &tr);
     const double stored = double(a.storage_bytes());
     const double touched = 32.0 * double(tr.values.sectors + tr.deltas.sectors + tr.row_ptr.sectors);
     const double val_bytes = double(a.values.size() * sizeof(half)), delta_bytes = double(a.deltas.size());
-    em.push_back({num(d, 1), fmt::format("{:.0f}", stored), fmt::format("{:.0f}", touched), num(touched / stored, 3),
+    em.push_back({num(d, 1), macko::to_string(runs), fmt::format("{:.0f}", stored), fmt::format("{:.0f}", touched), num(touched / stored, 3),
                   num(32.0 * double(tr.values.sectors) / val_bytes, 3), num(32.0 * double(tr.deltas.sectors) / delta_bytes, 3),
                   num(32.0 * double(tr.row_ptr.sectors) / double(a.row_ptr.bytes()), 1),
                   fmt::format("{:.0f}", 32.0 * double(tr.x.sectors)), fmt::format("{:.0f}", double(C) * 2)});
   }
-  rep.table({"d", "stored bytes", "matrix sectors x 32 B", "touched / stored", "values", "deltas", "row pointers",
+  rep.table({"d", "schedule", "stored bytes", "matrix sectors x 32 B", "touched / stored", "values", "deltas", "row pointers",
              "x gather sectors x 32 B", "x bytes (read once)"},
             em,
             fmt::format("{} rows x 4096 columns, fp16 values, 4-bit deltas; the values / deltas / row pointers columns "
@@ -709,10 +714,10 @@ std::string roofline(const Options& o) {
            "lines its 32 lanes touch. With 8 elements per lane (the paper's layout) the lanes of one gather sit 8 "
            "elements apart; Schedule::lane_elems = 4 or 2 puts them 4 or 2 apart, at the price of a warp scan per "
            "128 or 64 elements. The warp model counts both per schedule on the same matrices. Measured on the H100 "
-           "(kernels/NOTES.md), the predicted saving did not turn into speed: E = 4 is 8-15% slower at d >= 0.3 and "
+           "(docs/macko-schedule.md), the predicted saving did not turn into speed: E = 4 is 8-15% slower at d >= 0.3 and "
            "2-3% faster at d = 0.1, E = 2 is slower everywhere, so sectors per gather are not what limits the "
            "kernel; the default uses E = 4 only at d <= 0.15, and there not on long rows with x in shared "
-           "memory, where 8 elements per lane were 10-17% faster (run 72).");
+           "memory, where 8 elements per lane were 10-17% faster.");
   std::vector<std::vector<std::string>> gx;
   for (const double d : {0.1, 0.3, 0.5, 0.7}) {
     const auto m = generate<half>({Pattern::bernoulli, d, 0.0}, sample_rows, C, o.seed);

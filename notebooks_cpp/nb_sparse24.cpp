@@ -1,6 +1,6 @@
 // Notebook 6: the 2:4 sparse GEMM. Reads ws_bench_sparse24's bench/results/<gpu>/sparse24*.csv and
 // compares, per GPU and case (M, N, K), dense cuBLAS bf16, cuSPARSELt and each warpsparse kernel in
-// TFLOP/s (2MNK / median time), with each kernel's fraction of cuSPARSELt and issue 5's targets; and,
+// TFLOP/s (2MNK / median time), with each kernel's fraction of cuSPARSELt and the targets (90 % of cuSPARSELt for wgmma.sp, 600 TFLOP/s for mma.sp); and,
 // where ws_mma_sp_peak wrote mma_sp_peak*.csv into the same <gpu> folder, mma.sp's own ceiling.
 #include <algorithm>
 #include <filesystem>
@@ -22,7 +22,7 @@ struct GemmRow {
 };
 
 // The power state a row was measured in, as a heading suffix: results of the two states are never
-// mixed in one table (at 8192^3 they differ by up to 20 % for the libraries, run 61).
+// mixed in one table (at 8192^3 they differ by up to 20 % for the libraries).
 std::string state_label(int rest_ms) {
   return rest_ms > 0 ? fmt::format("rested state ({} ms idle before each kernel, short series)", rest_ms)
                      : std::string("sustained state (series back to back)");
@@ -121,14 +121,14 @@ void peak_section(Report& rep, const Options& o, const std::string& gpu, const s
     pp.series.push_back(g);
   }
   Series t;
-  t.title = "issue 5 target (600)";
+  t.title = "mma.sp target (600)";
   t.x = {0.5, 4.5};
   t.y = {600, 600};
   t.extra = "lw 1.5 dt 4 lc rgb '#d62728'";
   pp.series.push_back(t);
   rep.figure(pp, "Each line: one warp tile and issue order, against the warps each SM sub-partition runs (the "
                  "register file decides which fit). Horizontal lines: the fastest mma.sp GEMM at 8192^3 in the "
-                 "results above, and issue 5's 600 TFLOP/s.");
+                 "results above, and the 600 TFLOP/s target.");
   double tile64 = 0;
   for (const auto& r : peak)
     if (r.tile_m16 == 4 && r.tile_n8 == 8 && r.warps == 2) tile64 = std::max(tile64, r.tflops);
@@ -137,7 +137,7 @@ void peak_section(Report& rep, const Options& o, const std::string& gpu, const s
                          "alone reaches {:.0f} TFLOP/s (the faster order); the best GEMM at 8192^3 is {} of that. "
                          "The two need not run at one clock: on the H100 the loop stays below the board's power cap "
                          "(1935-1980 MHz) while the GEMM at 8192^3 runs under it (about 1700 MHz), and per clock the "
-                         "GEMM is the faster (kernels/NOTES.md, runs 50-51), so this ratio is not headroom.",
+                         "GEMM is the faster (docs/sparse24-gemm.md), so this ratio is not headroom.",
                          tile64, pct(best / tile64, 0)));
 }
 
@@ -167,7 +167,7 @@ std::string sparse24(const Options& o) {
       r.n = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "n")));
       r.k = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "k")));
       r.median_us = bench_csv::to_d(t.get(f, "median_us"));
-      const double rest = bench_csv::to_d(t.get(f, "rest_ms"));  // absent before run 61: sustained
+      const double rest = bench_csv::to_d(t.get(f, "rest_ms"));  // absent in the oldest files: sustained
       r.rest_ms = std::isfinite(rest) && rest > 0 ? static_cast<int>(rest) : 0;
       if (r.kernel.empty() || r.m <= 0 || r.n <= 0 || r.k <= 0 || !std::isfinite(r.median_us) || r.median_us <= 0) {
         ++skipped;
@@ -279,7 +279,7 @@ std::string sparse24(const Options& o) {
     }
     for (const double level : {1.0, 0.9}) {
       Series h;
-      h.title = level == 1.0 ? "parity with cuSPARSELt" : "issue 5 target for wgmma.sp (0.9)";
+      h.title = level == 1.0 ? "parity with cuSPARSELt" : "wgmma.sp target (0.9)";
       h.x = {-0.6, double(cases.size()) - 0.4};
       h.y = {level, level};
       h.extra = level == 1.0 ? "lw 1.2 dt 2 lc rgb '#444444'" : "lw 1.5 dt 3 lc rgb '#d62728'";
@@ -288,7 +288,7 @@ std::string sparse24(const Options& o) {
     rep.figure(tp, "TFLOP/s of every kernel for each case (M×K weight, N tokens; cubes as size^3). Log scale: the "
                    "N=16 cases are memory bound and far below the large ones.");
     if (have_lt)
-      rep.figure(fp, "Throughput as a fraction of cuSPARSELt on the same case (1.0: parity; dotted: issue 5's 90% "
+      rep.figure(fp, "Throughput as a fraction of cuSPARSELt on the same case (1.0: parity; dotted: the wgmma.sp target of 90% "
                      "target for the wgmma.sp kernel).");
     else
       rep.para("cuSPARSELt is not in these results (the benchmark skips it when the library is not found), so no "
@@ -355,7 +355,7 @@ std::string sparse24(const Options& o) {
                       best >= 600 ? "met" : "not met"});
     }
     if (!tg.empty())
-      rep.table({"issue 5 target", "measured", "status"}, tg,
+      rep.table({"target", "measured", "status"}, tg,
                 "The targets are stated for the H100; this table applies them to the GPU that produced these rows.");
     double best_mma = 0;
     for (const auto& [k, r] : at["8192^3"])

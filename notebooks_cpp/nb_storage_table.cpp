@@ -5,7 +5,7 @@
 #include "analysis/effd.hpp"
 #include "analysis/seed_tables.hpp"
 #include "notebooks_cpp/nb_common.hpp"
-#include "reference/formats/macko.hpp"
+#include "reference/macko/macko_format.hpp"
 
 namespace warpsparse::notebooks {
 

@@ -53,6 +53,11 @@ expect(verify-two-rows 0 "model run\\(s\\), 16 lanes per row:.*0 row failure.*ok
 expect(verify-two-rows-corpus 0 "16 lanes per row.*ok" verify --value-type fp32 --delta-bits 1 --row-lanes 16 "${CORPUS}/specials.mtx")
 expect(verify-two-rows-batch 1 "--row-lanes 16 \\(two rows per warp\\) multiplies one vector; --batch 4 needs --row-lanes 32" verify --row-lanes 16 --batch 4 "${WORK}/good.macko")
 expect(demo 0 "throughput.*ok" demo --rows 64 --cols 1000 --density 0.1 --seed 3)
+# plan: the schedule the policy picks for a GPU, and why (the H200 runs the H100's rules).
+expect(plan-h100 0 "gpu +NVIDIA H100.*schedule +wpb=16/.*/xs=1 \\(batch 1, compiled variant [0-9]+.*because +x of <= 49152 columns" plan --gpu h100 "${WORK}/good.mtx")
+expect(plan-h200-batch 0 "gpu +NVIDIA H200.*rules measured on the NVIDIA H100.*batch=4" plan --gpu h200 --batch 4 "${WORK}/good.macko")
+expect(plan-json 0 "\"schedule\": \"wpb=.*\"why\"" plan --json "${WORK}/good.macko")
+expect(plan-unknown-gpu 1 "unknown GPU 'a100' \\(known: h100, h200\\)" plan --gpu a100 "${WORK}/good.mtx")
 
 # Bad inputs: exit 1, one line naming the file and the problem.
 expect(bad-line 1 "badline.mtx:4: column index 'zz' is not an integer" encode --format macko "${WORK}/badline.mtx" "${WORK}/x.macko")

@@ -33,7 +33,6 @@ void replay(const nlohmann::json& c, const std::string& path) {
       for (const int e : db == 4 ? std::vector<int>{8, 4, 2} : std::vector<int>{8})
         for (const auto& [splits, lanes] : {std::pair{1, 32}, std::pair{2, 32}, std::pair{8, 32}, std::pair{1, 16}}) {
           macko::Schedule s;
-          s.delta_bits = db;
           s.lane_accumulators = acc;
           s.lane_elems = e;
           s.row_splits = splits;
@@ -41,8 +40,8 @@ void replay(const nlohmann::json& c, const std::string& path) {
           s.warps_per_block = 8;
           INFO("delta bits " << db << ", lane accumulators " << acc << ", lane elements " << e << ", row splits "
                              << splits << ", row lanes " << lanes);
-          CHECK(macko_case<T, float>(m, s, alpha, beta, seed) == "");
-          CHECK(macko_case<T, half>(m, s, alpha, beta, seed) == "");
+          CHECK(macko_case<T, float>(m, s, alpha, beta, seed, p) == "");
+          CHECK(macko_case<T, half>(m, s, alpha, beta, seed, p) == "");
         }
   }
   CHECK(csr_case<T, float>(m, false, alpha, beta, seed) == "");

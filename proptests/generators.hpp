@@ -23,8 +23,9 @@
 #include <vector>
 
 #include "analysis/patterns.hpp"
-#include "reference/formats/macko.hpp"
-#include "reference/formats/sparse_rows.hpp"
+#include "reference/macko/macko_format.hpp"
+#include "reference/macko/macko_schedule.hpp"
+#include "reference/sparse/sparse_rows.hpp"
 
 namespace warpsparse::proptest {
 
@@ -188,19 +189,32 @@ SparseRows<T> build(const Recipe& rec) {
 
 // Schedules of the MACKO model: every delta width x accumulator count x lane elements x row splits,
 // and 16 lanes per row (two rows per warp) where the row is one part.
-inline rc::Gen<macko::Schedule> gen_schedule() {
+// Any valid schedule for a matrix of `delta_bits`-bit deltas: the warp model takes them all, compiled
+// or not (the GPU tests draw from macko::kCompiledVariants instead).
+inline rc::Gen<macko::Schedule> gen_schedule(int delta_bits) {
   using namespace rc;
-  return gen::exec([] {
+  return gen::exec([delta_bits] {
     macko::Schedule s;
-    s.delta_bits = *gen::element(1, 2, 4, 8).as("delta bits");
     s.lane_accumulators = *gen::element(1, 2, 4, 8).as("lane accumulators");
     s.unroll_blocks = *gen::inRange(1, 9);
-    if (s.delta_bits == 4) s.lane_elems = *gen::element(8, 4, 2).as("lane elements");
+    if (delta_bits == 4) s.lane_elems = *gen::element(8, 4, 2).as("lane elements");
     s.row_splits = *gen::element(1, 1, 2, 4, 8).as("row splits");
     s.warps_per_block = s.row_splits == 1 ? *gen::element(1, 4, 8) : s.row_splits * *gen::element(1, 2, 4);
     if (s.row_splits == 1) s.row_lanes = *gen::element(32, 16).as("row lanes");
     return s;
   });
+}
+inline rc::Gen<int> gen_delta_bits() { return rc::gen::element(1, 2, 4, 8).as("delta bits"); }
+
+// The alpha and beta of y = alpha A x + beta y (beta = 0 twice as often: y_old must then not be read).
+struct Epilogue {
+  float alpha = 1, beta = 0;
+};
+inline Epilogue gen_epilogue() {
+  Epilogue e;
+  e.alpha = *rc::gen::element(1.0f, -0.5f, 2.0f, 0.1f).as("alpha");
+  e.beta = *rc::gen::element(0.0f, 0.0f, 1.0f, -0.75f).as("beta");
+  return e;
 }
 
 }  // namespace warpsparse::proptest
@@ -213,10 +227,5 @@ struct Arbitrary<warpsparse::proptest::Recipe> {
 }  // namespace rc
 
 namespace warpsparse::macko {
-inline void showValue(const Schedule& s, std::ostream& os) {
-  os << "{delta_bits=" << s.delta_bits << " lane_accumulators=" << s.lane_accumulators
-     << " warps_per_block=" << s.warps_per_block << " unroll_blocks=" << s.unroll_blocks
-     << " lane_elems=" << s.lane_elems << " row_splits=" << s.row_splits << " row_lanes=" << s.row_lanes
-     << " batch=" << s.batch << "}";
-}
+inline void showValue(const Schedule& s, std::ostream& os) { os << to_string(s); }
 }  // namespace warpsparse::macko

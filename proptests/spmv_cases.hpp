@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "proptests/prop_support.hpp"
-#include "reference/models/csr_spmv_model.hpp"
-#include "reference/models/macko_spmv_model.hpp"
-#include "reference/models/spmv_check.hpp"
+#include "reference/csr/csr_spmv_model.hpp"
+#include "reference/macko/macko_spmv_model.hpp"
+#include "reference/sparse/spmv_check.hpp"
 
 namespace warpsparse::proptest {
 
@@ -43,13 +43,11 @@ void dump(const SparseRows<T>& m, const std::vector<TX>& x, const std::vector<TY
   d.note(what);
 }
 
-// The MACKO model under schedule s on m (encoded with s.delta_bits and the encoder options in p)
-// against the oracle.
+// The MACKO model under schedule s on m (encoded with the options in p) against the oracle.
 template <class T, class TY>
 std::string macko_case(const SparseRows<T>& m, const macko::Schedule& s, float alpha, float beta, std::uint64_t seed,
-                       MackoParams p = {}) {
+                       const MackoParams& p) {
   using TX = XOf<T>;
-  p.delta_bits = s.delta_bits;
   const Macko<T> a = encode_macko(m, p);
   std::vector<TX> x;
   std::vector<TY> y_old, y;
@@ -61,7 +59,7 @@ std::string macko_case(const SparseRows<T>& m, const macko::Schedule& s, float a
     return std::string("MACKO emulator fault: ") + f.what();
   }
   const SpmvCheck c = check_spmv<T, TX, TY>(decode_macko(a), x, y_old, alpha, beta, y, [&](std::int64_t r) {
-    return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], s.delta_bits, s);
+    return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
   });
   if (!c.ok()) dump(m, x, y, y_old, alpha, beta, "MACKO model vs oracle: " + c.first_failure);
   return c.first_failure;
@@ -72,9 +70,8 @@ std::string macko_case(const SparseRows<T>& m, const macko::Schedule& s, float a
 // column b of x (Schedule::batch promises it), and the last column is judged against the oracle.
 template <class T, class TY>
 std::string macko_batch_case(const SparseRows<T>& m, const macko::Schedule& s, float alpha, float beta,
-                             std::uint64_t seed, MackoParams p = {}) {
+                             std::uint64_t seed, const MackoParams& p) {
   using TX = XOf<T>;
-  p.delta_bits = s.delta_bits;
   const Macko<T> a = encode_macko(m, p);
   const int nb = s.batch;
   macko::Schedule s1 = s;
@@ -104,7 +101,7 @@ std::string macko_batch_case(const SparseRows<T>& m, const macko::Schedule& s, f
       }
     if (b + 1 < nb) continue;
     const SpmvCheck c = check_spmv<T, TX, TY>(decode_macko(a), xs[b], y_olds[b], alpha, beta, col, [&](std::int64_t r) {
-      return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], s.delta_bits, s);
+      return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
     });
     if (!c.ok()) {
       dump(m, xs[b], col, y_olds[b], alpha, beta, "batched MACKO model vs oracle: " + c.first_failure);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/effd.hpp"
-#include "reference/formats/macko.hpp"
+#include "reference/macko/macko_format.hpp"
 
 using namespace warpsparse;
 using namespace warpsparse::analysis;

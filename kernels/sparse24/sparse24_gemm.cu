@@ -1,6 +1,6 @@
 // 2:4 sparse GEMM with mma.sp::ordered_metadata m16n8k32 (sm_80+): C = A·B, A compressed 2:4 along K.
 //
-// Schedule (reference/formats/sparse24_layout.hpp, replayed by reference/models/sparse24_gemm_model.hpp):
+// Schedule (reference/sparse24/sparse24_layout.hpp, replayed by reference/sparse24/sparse24_gemm_model.hpp):
 //   * CTA tile BM × BN × 64, warps of 64 × WN, a kStages-deep cp.async pipeline of A (compressed),
 //     B and swizzled metadata tiles in XOR-swizzled shared memory.
 //   * Per 64-wide K tile each warp loads its metadata with one ldmatrix.x4 (one 32-bit word per
@@ -17,18 +17,15 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/conversions.cuh"
 #include "kernels/sparse24/sparse24_launch.hpp"
-#include "reference/common/error.hpp"
-#include "reference/formats/sparse24_layout.hpp"
+#include "reference/sparse24/sparse24_layout.hpp"
 
 namespace warpsparse::sparse24::gpu {
 namespace {
 
-#define WS_CHECK_CUDA(call)                                                                          \
-  do {                                                                                               \
-    const cudaError_t ws_err_ = (call);                                                              \
-    if (ws_err_ != cudaSuccess) throw Error(std::string(#call) + ": " + cudaGetErrorString(ws_err_)); \
-  } while (0)
+using warpsparse::gpu::from_f32;
 
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -75,15 +72,6 @@ __device__ __forceinline__ void mma_sp(float (&d)[4], const std::uint32_t (&a)[4
   }
 }
 
-template <class TOut>
-__device__ __forceinline__ TOut convert_out(float v);
-template <>
-__device__ __forceinline__ float convert_out<float>(float v) { return v; }
-template <>
-__device__ __forceinline__ __half convert_out<__half>(float v) { return __float2half_rn(v); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 convert_out<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-
 // Stores the pair (v0, v1) at columns col, col+1 of `row`, masked by N; one wide store when both
 // fit and the address is aligned for it.
 template <class TOut>
@@ -98,8 +86,8 @@ __device__ __forceinline__ void store_pair(TOut* c, int ldc, int row, int col, i
       *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
     }
   } else {
-    if (col < n) p[0] = convert_out<TOut>(v0);
-    if (col + 1 < n) p[1] = convert_out<TOut>(v1);
+    if (col < n) p[0] = from_f32<TOut>(v0);
+    if (col + 1 < n) p[1] = from_f32<TOut>(v1);
   }
 }
 
@@ -142,86 +130,8 @@ __device__ __forceinline__ CtaPlace cta_place(int m, int n) {
   return CtaPlace{tid, tid & 31, warp / S::kWarpsN, warp % S::kWarpsN, tile.m * S::kBM, tile.n * S::kBN};
 }
 
-template <class S, bool kBf16, class TOut>
-__global__ void __launch_bounds__(S::kThreads, 1)
-    sparse24_gemm_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
-                         const std::uint16_t* __restrict__ b, TOut* __restrict__ c, int m, int n, int k,
-                         int rows_padded, int cols_padded, int ldb, int ldc) {
-  extern __shared__ __align__(128) std::uint8_t smem[];
-  const auto [tid, lane, wm, wn, m0, n0] = cta_place<S>(m, n);
-
-  const std::uint32_t smem_base = smem_u32(smem);
-  auto stage_a = [&](int s) { return smem_base + static_cast<std::uint32_t>(s * S::kStageBytes); };
-  auto stage_b = [&](int s) { return stage_a(s) + S::kAStageBytes; };
-  auto stage_e = [&](int s) { return stage_b(s) + S::kBStageBytes; };
-
-  const int vcols = cols_padded / 2;
-  const int blocks_m = rows_padded / kMetaBlockRows;
-  const int ktiles = cols_padded / S::kBK;
-
-  // The copies of one stage (Schedule::a_copy / b_copy / e_copy, replayed by the warp model).
-  auto load_tile = [&](int s, int kt) {
-    const std::uint32_t stage = stage_a(s);
-#pragma unroll
-    for (int i = tid; i < S::kAChunks; i += S::kThreads) {
-      const auto cp = S::a_copy(i, m0, kt, vcols, rows_padded);
-      cp_async_16(stage + cp.smem, a + cp.src, cp.bytes);
-    }
-    if (tid < S::kEChunks) {
-      const auto cp = S::e_copy(tid, m0, kt, blocks_m);
-      cp_async_16(stage + cp.smem, e + cp.src, cp.bytes);
-    }
-#pragma unroll
-    for (int i = tid; i < S::kBChunks; i += S::kThreads) {
-      const auto cp = S::b_copy(i, n0, kt, k, n, ldb);
-      cp_async_16(stage + cp.smem, b + cp.src, cp.bytes);
-    }
-  };
-
-  float acc[S::kMmaM][S::kMmaN][4];
-  zero_acc<S>(acc);
-
-#pragma unroll
-  for (int s = 0; s < S::kStages - 1; ++s) {
-    if (s < ktiles) load_tile(s, s);
-    cp_async_commit();
-  }
-
-  for (int kt = 0; kt < ktiles; ++kt) {
-    cp_async_wait<S::kStages - 2>();
-    __syncthreads();
-    // Refill the stage every warp finished reading in iteration kt-1 (the barrier above).
-    const int pf = kt + S::kStages - 1;
-    if (pf < ktiles) load_tile(pf % S::kStages, pf);
-    cp_async_commit();
-
-    const int s = kt % S::kStages;
-    std::uint32_t meta[4];
-    ldmatrix_x4(meta, stage_e(s) + S::e_ldsm_offset(lane, wm * (S::kWM / 16)));
-#pragma unroll
-    for (int ks = 0; ks < 2; ++ks) {
-      std::uint32_t af[S::kMmaM][4], bf[S::kMmaN][4];
-#pragma unroll
-      for (int mi = 0; mi < S::kMmaM; ++mi)
-        ldmatrix_x4(af[mi], stage_a(s) + S::a_ldsm_offset(lane, wm * S::kWM + 16 * mi, ks));
-#pragma unroll
-      for (int ni = 0; ni < S::kMmaN; ++ni)
-        ldmatrix_x4_trans(bf[ni], stage_b(s) + S::b_ldsm_offset(lane, wn * S::kWN + 8 * ni, ks));
-#pragma unroll
-      for (int mi = 0; mi < S::kMmaM; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < S::kMmaN; ++ni) {
-          if (ks == 0) mma_sp<kBf16, 0>(acc[mi][ni], af[mi], bf[ni], meta[mi]);
-          else mma_sp<kBf16, 1>(acc[mi][ni], af[mi], bf[ni], meta[mi]);
-        }
-    }
-  }
-  cp_async_wait<0>();
-  store_acc<S>(acc, c, ldc, m, n, m0 + wm * S::kWM, n0 + wn * S::kWN, lane);
-}
-
-// The same schedule (layouts, copies, fragments) as sparse24_gemm_kernel, issued in a software
-// pipeline so the tensor pipe never waits on the barrier or on shared memory:
+// The schedule (layouts, copies, fragments) of sparse24_layout.hpp, replayed by the warp model, issued
+// in a software pipeline so the tensor pipe never waits on the barrier or on shared memory:
 //   * one barrier per K tile, inside the second k32 step after its last B ldmatrix: every warp has
 //     then finished reading stage kt, and tile kt+1 is published; the first fragments of tile
 //     kt+1 (metadata, A, the first kLead B columns) are loaded right after it, under the step's
@@ -233,10 +143,7 @@ __global__ void __launch_bounds__(S::kThreads, 1)
 //   * the cp.async addresses are computed once per thread (Schedule::kStridedCopies) and advanced by
 //     a constant per K tile; only B's row mask (gk < k) is evaluated per pass.
 // kMinBlocks is __launch_bounds__'s minimum CTAs per SM (2 caps registers at 65536 / (2·threads)).
-// kSpreadCopies issues the refill in parts across the first k32 step's n8 columns instead of all
-// at the top of the iteration (the refill stage is free either way; the group is committed after
-// the step, still before the wait that needs it).
-template <class S, int kMinBlocks, bool kSpreadCopies, bool kBf16, class TOut>
+template <class S, int kMinBlocks, bool kBf16, class TOut>
 __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
     sparse24_gemm_pipelined_kernel(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ e,
                                    const std::uint16_t* __restrict__ b, TOut* __restrict__ c, int m, int n, int k,
@@ -337,22 +244,13 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
   int refill = S::kStages - 1;        // stage of K tile kt + kStages - 1
   for (int kt = 0; kt < ktiles; ++kt) {
     const bool refilling = kt + S::kStages - 1 < ktiles;
-    if constexpr (!kSpreadCopies) {
-      if (refilling) load_tile(refill);
-      cp_async_commit();
-    }
+    if (refilling) load_tile(refill);
+    cp_async_commit();
     const int next = stage + 1 == S::kStages ? 0 : stage + 1;
 
     // k32 step 0 of tile kt (selector 0); near its end, the first fragments of step 1.
 #pragma unroll
     for (int ni = 0; ni < S::kMmaN; ++ni) {
-      if constexpr (kSpreadCopies) {
-        // Part p goes out with n8 column p·N/parts, so cp.async never queues in front of a whole
-        // column's B ldmatrix.
-#pragma unroll
-        for (int p = 0; p < kCopyParts; ++p)
-          if (p * S::kMmaN / kCopyParts == ni && refilling) load_part(refill, p);
-      }
       if (ni + kLead < S::kMmaN) load_b(bf0[ni + kLead], stage, 0, ni + kLead);
       if (ni == S::kMmaN - kLead) {
         load_a(af1, stage, 1);
@@ -361,10 +259,6 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
       }
 #pragma unroll
       for (int mi = 0; mi < S::kMmaM; ++mi) mma_sp<kBf16, 0>(acc[mi][ni], af0[mi], bf0[ni], meta[mi]);
-    }
-    if constexpr (kSpreadCopies) {
-      if (refilling) advance_tile();
-      cp_async_commit();
     }
     // k32 step 1 (selector 1). After its last B read every warp is done with stage kt: the barrier
     // then also publishes tile kt+1 (kStages-2 younger cp.async groups may still be pending), whose
@@ -395,13 +289,13 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks)
 }
 
 // Kernel variants: the schedule (tiles, stages, layouts) plus how it is issued.
-template <class S_, bool kPipelined_, int kMinBlocks_ = 1, bool kSpreadCopies_ = false>
+// An mma.sp tile: its schedule (tiles, stages, layouts) and the minimum CTAs per SM it is built for.
+template <class S_, int kMinBlocks_ = 1>
 struct Variant {
   using S = S_;
   template <bool kBf16, class TOut>
   static constexpr auto kernel() {
-    if constexpr (kPipelined_) return sparse24_gemm_pipelined_kernel<S, kMinBlocks_, kSpreadCopies_, kBf16, TOut>;
-    else return sparse24_gemm_kernel<S, kBf16, TOut>;
+    return sparse24_gemm_pipelined_kernel<S, kMinBlocks_, kBf16, TOut>;
   }
 };
 
@@ -429,13 +323,13 @@ KernelInfo info_typed() {
   configure_typed<V, kBf16, TOut>();
   auto kernel = V::template kernel<kBf16, TOut>();
   cudaFuncAttributes attr{};
-  WS_CHECK_CUDA(cudaFuncGetAttributes(&attr, kernel));
+  WS_CUDA(cudaFuncGetAttributes(&attr, kernel));
   KernelInfo info;
   info.registers = attr.numRegs;
   info.local_bytes = static_cast<int>(attr.localSizeBytes);
   info.smem_bytes = S::kSmemBytes;
   info.threads = S::kThreads;
-  WS_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info.ctas_per_sm, kernel, S::kThreads, S::kSmemBytes));
+  WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info.ctas_per_sm, kernel, S::kThreads, S::kSmemBytes));
   return info;
 }
 
@@ -492,19 +386,7 @@ __global__ void probe_kernel(const std::uint32_t* a, const std::uint32_t* b, con
 template <class F>
 bool visit_mma_sp_tile(Tile t, F&& f) {
   switch (t) {
-    case Tile::kLarge: f.template operator()<Variant<ScheduleLarge, false>>(); return true;
-    case Tile::kLargeDeep: f.template operator()<Variant<ScheduleLargeDeep, false>>(); return true;
-    case Tile::kSmall: f.template operator()<Variant<ScheduleSmall, false>>(); return true;
-    case Tile::kLargePipe: f.template operator()<Variant<ScheduleLarge, true>>(); return true;
-    case Tile::kLargeDeepPipe: f.template operator()<Variant<ScheduleLargeDeep, true>>(); return true;
-    case Tile::kSmallPipe: f.template operator()<Variant<ScheduleSmall, true, 2>>(); return true;
-    case Tile::kSmall3Pipe: f.template operator()<Variant<ScheduleSmall3, true, 2>>(); return true;
-    case Tile::kSmallW32Pipe: f.template operator()<Variant<ScheduleSmallW32, true, 2>>(); return true;
-    case Tile::kTallPipe: f.template operator()<Variant<ScheduleTall, true>>(); return true;
-    case Tile::kTallDeepPipe: f.template operator()<Variant<ScheduleTallDeep, true>>(); return true;
-    case Tile::kLargePipeSpread: f.template operator()<Variant<ScheduleLarge, true, 1, true>>(); return true;
-    case Tile::kSmallPipeSpread: f.template operator()<Variant<ScheduleSmall, true, 2, true>>(); return true;
-    case Tile::kTallPipeSpread: f.template operator()<Variant<ScheduleTall, true, 1, true>>(); return true;
+    case Tile::kTallPipe: f.template operator()<Variant<ScheduleTall>>(); return true;
     default: return false;
   }
 }
@@ -539,13 +421,12 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
   Tile tile = g.tile;
   if (tile == Tile::kAuto || is_wgmma(tile)) {
     int dev = 0, major = 0, minor = 0;
-    WS_CHECK_CUDA(cudaGetDevice(&dev));
-    WS_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    WS_CHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    const bool sm90a = major == 9 && minor == 0;
-    if (tile == Tile::kAuto) tile = sm90a && g.k > 0 ? Tile::kHopperTallStore : Tile::kTallPipe;
+    WS_CUDA(cudaGetDevice(&dev));
+    WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (tile == Tile::kAuto) tile = auto_tile(major, minor, g.k);
     if (is_wgmma(tile)) {
-      require(sm90a, "sparse24 gemm: the wgmma.sp tiles need a compute capability 9.0 device");
+      require(major == 9 && minor == 0, "sparse24 gemm: the wgmma.sp tiles need a compute capability 9.0 device");
       GemmArgs w = g;
       w.tile = tile;
       launch_gemm_wgmma(w, stream);

@@ -3,7 +3,7 @@
 //
 // Alignment rules (checked by launch_gemm, Error otherwise):
 //   * A comes from upload(): values and swizzled metadata padded to multiples of 128 rows and
-//     64 columns (reference/formats/sparse24_layout.hpp), so any M and K work.
+//     64 columns (reference/sparse24/sparse24_layout.hpp), so any M and K work.
 //   * B: any N and K; ldb >= N, ldb a multiple of 8 and B 16-byte aligned (cp.async moves 16-byte
 //     chunks; columns >= N and rows >= K are zero-filled). Pad a B with odd N to ldb = round_up(N, 8).
 //   * C: any ldc >= N and any alignment of 2 (16-bit) / 4 (fp32) bytes; only the M × N block is
@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/device_buffer.hpp"
+#include "kernels/common/device_buffer.hpp"
 #include "kernels/sparse24/sparse24_launch.hpp"
-#include "reference/formats/sparse24.hpp"
+#include "reference/sparse24/sparse24_format.hpp"
 #include "reference/values/value_types.hpp"
 
 namespace warpsparse::sparse24::gpu {

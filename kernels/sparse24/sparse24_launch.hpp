@@ -6,84 +6,61 @@
 #include <cstdint>
 #include <string>
 
+#include "reference/common/error.hpp"
+
 namespace warpsparse::sparse24::gpu {
 
 enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 
-// Which kernel configuration (sparse24_layout.hpp): kLarge = 128×256×64 tile, 8 warps, 3 stages
-// (123 KB shared); kLargeDeep = the same with 4 stages (164 KB); kSmall = 128×128×64 tile,
-// 4 warps, 4 stages (100 KB, two CTAs per SM).
-// kHopper selects the sm_90a wgmma.sp kernel (sparse24_wgmma.cu; 128×256×64 tile, TMA + mbarrier
-// pipeline, 4 stages, one CTA per output tile); kHopperPersistent the same kernel on one CTA per
-// SM striding over the tiles; kHopperPersistentStore that with 3 stages and a TMA-store epilogue
-// through 64 KB of shared memory (16-bit C with ldc % 8 == 0 and a 16-byte aligned base; other
-// outputs take kHopperPersistent's path). kHopperTall / kHopperTallStore are the persistent
-// kernel with a 256×128×64 tile (two m64n128k32 accumulators per consumer warpgroup; 34 KB stages,
-// 17 % fewer L2 bytes per flop than 128×256), 4 stages, the second with the TMA-store epilogue
-// (fp32 outputs and unaligned C take kHopperTall's path); kHopperTallStore is the fastest tile on
-// the H100 (kernels/NOTES.md, runs 10-12). All wgmma.sp tiles need compute capability 9.0.
-// kAuto (the default of gemm()) picks kHopperTallStore on a compute capability 9.0 device when
-// K > 0, kTallPipe otherwise.
-// The *Pipe tiles run the same schedules through the software-pipelined mma.sp kernel (fragments
-// of the next k32 step loaded while the current one's mma.sp issue, one barrier per K tile,
-// cp.async addresses computed once): kLargePipe / kLargeDeepPipe = kLarge / kLargeDeep;
-// kSmallPipe = kSmall and kSmall3Pipe = the same with 3 stages (75 KB), both 2 CTAs per SM;
-// kSmallW32Pipe = 128×128×64 with 8 warps of 64×32, 4 stages, 2 CTAs per SM (≤ 128 registers);
-// kTallPipe / kTallDeepPipe = 256×128×64, 8 warps of 64×64, 3 / 4 stages (102 / 136 KB): fewer L2
-// bytes per flop than 128×256 because A is stored compressed.
-// *PipeSpread = kLargePipe / kSmallPipe / kTallPipe with the refill's cp.async spread over the
-// first k32 step's n8 columns instead of issued at once.
-enum class Tile : std::uint8_t {
-  kLarge = 0,
-  kSmall = 1,
-  kLargeDeep = 2,
-  kHopper = 3,
-  kLargePipe = 4,
-  kLargeDeepPipe = 5,
-  kSmallPipe = 6,
-  kSmall3Pipe = 7,
-  kSmallW32Pipe = 8,
-  kTallPipe = 9,
-  kTallDeepPipe = 10,
-  kLargePipeSpread = 11,
-  kSmallPipeSpread = 12,
-  kTallPipeSpread = 13,
-  kHopperPersistent = 14,
-  kHopperPersistentStore = 15,
-  kHopperTall = 16,
-  kHopperTallStore = 18,  // 17 was a 6-stage kHopperTall, slower than 4 stages (run 10); removed
-  kAuto = 19,
-  // 20-22: the 64x64 tiles issued row by row (run 33, 7-8 % slower); 23-28: 64x32 warp tiles at
-  // 2-4 warps per scheduler (run 41, 12-28 % slower than kTallPipe); removed, kernels/NOTES.md
+// The 2:4 kernels the library builds, one line each; the dispatch, the names, the benchmark's
+// --ws-tiles keys and the GPU test's list all read this table (docs/sparse24-gemm.md says why these).
+//   kHopperTallStore: the sm_90a wgmma.sp kernel (sparse24_wgmma.cu): a 256x128x64 tile, TMA +
+//     mbarrier pipeline of 4 stages, one CTA per SM striding over the tiles, and a TMA-store
+//     epilogue for 16-bit C with ldc % 8 == 0 and a 16-byte aligned base (other outputs take
+//     kHopperTall's path).
+//   kHopperTall: the same kernel with direct stores.
+//   kTallPipe: the mma.sp kernel (sparse24_gemm.cu; sm_80+): the 256x128x64 tile of ScheduleTall,
+//     8 warps of 64x64, 3 cp.async stages, software-pipelined fragments.
+//   kAuto (gemm()'s default): auto_tile() below.
+enum class Tile : std::uint8_t { kAuto, kHopperTallStore, kHopperTall, kTallPipe };
+
+struct TileInfo {
+  Tile tile;
+  const char* key;          // --ws-tiles
+  const char* kernel_name;  // the benchmark rows' kernel column
+  const char* shape;        // tile, stages, issue
+  bool wgmma;               // needs compute capability 9.0 (sm_90a)
+};
+inline constexpr TileInfo kTiles[] = {
+    {Tile::kHopperTallStore, "hopper_tall_store", "warpsparse_wgmma_sp_tall_tma_store",
+     "wgmma.sp-256x128x64/s4/persistent/tma-store", true},
+    {Tile::kHopperTall, "hopper_tall", "warpsparse_wgmma_sp_tall", "wgmma.sp-256x128x64/s4/persistent", true},
+    {Tile::kTallPipe, "tall_pipe", "warpsparse_mma_sp_tall_pipe", "256x128x64/s3/pipe", false},
 };
 
-inline bool is_wgmma(Tile t) {
-  return t == Tile::kHopper || t == Tile::kHopperPersistent || t == Tile::kHopperPersistentStore ||
-         t == Tile::kHopperTall || t == Tile::kHopperTallStore;
+// The tile gemm() runs for kAuto: the wgmma.sp kernel on a compute capability 9.0 device (K > 0: TMA
+// cannot describe an empty B), the mma.sp kernel elsewhere.
+inline Tile auto_tile(int cc_major, int cc_minor, int k) {
+  return cc_major == 9 && cc_minor == 0 && k > 0 ? Tile::kHopperTallStore : Tile::kTallPipe;
 }
 
-inline std::string to_string(Tile t) {
-  switch (t) {
-    case Tile::kLarge: return "128x256x64/s3";
-    case Tile::kLargeDeep: return "128x256x64/s4";
-    case Tile::kHopper: return "wgmma.sp-128x256x64/s4";
-    case Tile::kHopperPersistent: return "wgmma.sp-128x256x64/s4/persistent";
-    case Tile::kHopperPersistentStore: return "wgmma.sp-128x256x64/s3/persistent/tma-store";
-    case Tile::kHopperTall: return "wgmma.sp-256x128x64/s4/persistent";
-    case Tile::kHopperTallStore: return "wgmma.sp-256x128x64/s4/persistent/tma-store";
-    case Tile::kAuto: return "auto";
-    case Tile::kLargePipe: return "128x256x64/s3/pipe";
-    case Tile::kLargeDeepPipe: return "128x256x64/s4/pipe";
-    case Tile::kSmallPipe: return "128x128x64/s4/pipe/2cta";
-    case Tile::kSmall3Pipe: return "128x128x64/s3/pipe/2cta";
-    case Tile::kSmallW32Pipe: return "128x128x64/s4/w64x32/pipe/2cta";
-    case Tile::kTallPipe: return "256x128x64/s3/pipe";
-    case Tile::kTallDeepPipe: return "256x128x64/s4/pipe";
-    case Tile::kLargePipeSpread: return "128x256x64/s3/pipe+spread";
-    case Tile::kSmallPipeSpread: return "128x128x64/s4/pipe+spread/2cta";
-    case Tile::kTallPipeSpread: return "256x128x64/s3/pipe+spread";
-    default: return "128x128x64/s4";
+// The table's line of a tile (not kAuto); throws Error otherwise.
+inline const TileInfo& tile_info(Tile t) {
+  for (const TileInfo& i : kTiles)
+    if (i.tile == t) return i;
+  throw Error("sparse24: no tile " + std::to_string(static_cast<int>(t)) + " is built");
+}
+inline bool is_wgmma(Tile t) { return t != Tile::kAuto && tile_info(t).wgmma; }
+inline std::string to_string(Tile t) { return t == Tile::kAuto ? "auto" : tile_info(t).shape; }
+// A tile by its key ("auto" included); throws Error listing the keys otherwise.
+inline Tile parse_tile(const std::string& key) {
+  if (key == "auto") return Tile::kAuto;
+  std::string keys = "auto";
+  for (const TileInfo& i : kTiles) {
+    if (key == i.key) return i.tile;
+    keys += std::string(", ") + i.key;
   }
+  throw Error("unknown 2:4 tile '" + key + "' (built: " + keys + ")");
 }
 
 // Untyped launch description; every pointer is device memory.
@@ -97,13 +74,13 @@ struct GemmArgs {
   int ldc = 0;
   Elem in = Elem::kBf16;       // bf16 or fp16 (A and B)
   Elem out = Elem::kFp32;      // fp32, or the input type
-  Tile tile = Tile::kLarge;
+  Tile tile = Tile::kAuto;
 };
 
 // Enqueues the mma.sp kernel on `stream` (asynchronous; launch errors are thrown).
 void launch_gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 
-// What the device reports for the mma.sp kernel of `tile` (not kHopper) with these types: registers
+// What the device reports for the mma.sp kernel of `tile` (not a wgmma.sp tile) with these types: registers
 // and local (spill) bytes per thread from cudaFuncGetAttributes, dynamic shared memory, threads,
 // and resident CTAs per SM from the occupancy calculator. The GPU test prints it next to TFLOP/s.
 struct KernelInfo {
@@ -111,8 +88,7 @@ struct KernelInfo {
 };
 KernelInfo kernel_info(Tile tile, Elem in, Elem out);
 
-// The sm_90a wgmma.sp kernel behind Tile::kHopper and kHopperPersistent (called by launch_gemm
-// after its checks).
+// The sm_90a wgmma.sp kernel behind the wgmma tiles (called by launch_gemm after its checks).
 void launch_gemm_wgmma(const GemmArgs& args, cudaStream_t stream);
 
 // Runs one mma.sp::ordered_metadata m16n8k32 on one warp with the given per-lane registers (device

@@ -1,8 +1,8 @@
 // 2:4 sparse GEMM for Hopper (sm_90a): wgmma.mma_async.sp, TMA loads, mbarrier pipeline.
 //
 // Same data as the mma.sp kernel: A compressed (padded 128 rows × 64 columns), metadata in the
-// swizzled order of reference/formats/sparse24_layout.hpp, B K × N row-major, C masked. Checked on
-// the H100 by sparse24_gemm_gpu_test --hopper (kernels/NOTES.md).
+// swizzled order of reference/sparse24/sparse24_layout.hpp, B K × N row-major, C masked. Checked on
+// the H100 by sparse24_gemm_gpu_test (docs/sparse24-gemm.md).
 //
 // CTA: 3 warpgroups. Warpgroup 0 is the producer (one thread issues TMA for A and B and a bulk copy
 // for the metadata of each stage, tracked by a "full" mbarrier with expected bytes); warpgroups 1
@@ -14,10 +14,10 @@
 // "empty" mbarrier once the group that read it has completed.
 // Every consumer thread arrives on a stage's empty barrier itself (count 256), so each thread's
 // metadata read is released by its own arrive: with one arrive per warp, compute-sanitizer
-// racecheck reported the reads against the next bulk copy into the stage (runs 4-6,
-// kernels/NOTES.md); the per-thread release is racecheck-clean and no slower (run 6).
+// racecheck reported the reads against the next bulk copy into the stage; the per-thread release is
+// racecheck-clean and no slower.
 //
-// Layout facts, confirmed on the H100 by the --hopper checks (PTX ISA §9.7.15 "Asynchronous
+// Layout facts, confirmed on the H100 by the GPU test's wgmma.sp checks (PTX ISA §9.7.15 "Asynchronous
 // warpgroup level matrix multiply-accumulate", §9.7.15.5.1 matrix descriptors):
 //   * wgmma.sp f16/bf16 metadata: warp w of the warpgroup supplies rows 16w..16w+15 with the same
 //     per-lane word as mma.sp m16n8k32 (selector 0: lanes t0/t1 of each quad, 1: t2/t3), so a warp
@@ -37,9 +37,10 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/common/conversions.cuh"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/sparse24/sparse24_launch.hpp"
-#include "reference/common/error.hpp"
-#include "reference/formats/sparse24_layout.hpp"
+#include "reference/sparse24/sparse24_layout.hpp"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WS_SPARSE24_WGMMA_ENABLED 1
@@ -47,6 +48,8 @@
 
 namespace warpsparse::sparse24::gpu {
 namespace {
+
+using warpsparse::gpu::from_f32;
 
 constexpr int kBK = 64;
 constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
@@ -198,13 +201,7 @@ __device__ __forceinline__ void wgmma_sp(float (&d)[kN / 2], std::uint64_t desc_
   }
 }
 
-template <class TOut>
-__device__ __forceinline__ TOut to_out(float v) {
-  if constexpr (std::is_same_v<TOut, float>) return v;
-  else if constexpr (std::is_same_v<TOut, __half>) return __float2half_rn(v);
-  else return __float2bfloat16_rn(v);
-}
-// Two 16-bit outputs, each rounded on its own as to_out does, as one 32-bit word (first in the low half).
+// Two 16-bit outputs, each rounded on its own as from_f32 does, as one 32-bit word (first in the low half).
 template <class TOut>
 __device__ __forceinline__ std::uint32_t pack_pair(float v0, float v1) {
   if constexpr (std::is_same_v<TOut, __half>) {
@@ -215,7 +212,7 @@ __device__ __forceinline__ std::uint32_t pack_pair(float v0, float v1) {
     return *reinterpret_cast<const std::uint32_t*>(&h);
   }
 }
-// Two adjacent outputs, each rounded on its own as to_out does, in one store (p 2-element aligned).
+// Two adjacent outputs, each rounded on its own as from_f32 does, in one store (p 2-element aligned).
 template <class TOut>
 __device__ __forceinline__ void store_pair(TOut* p, float v0, float v1) {
   if constexpr (std::is_same_v<TOut, float>) *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
@@ -334,7 +331,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // wgmma.sp is asynchronous: PTX puts its register operands (accumulators, A fragments) off
   // limits until the wait_group that retires it, and this kernel treats the metadata words the
-  // same way (the PTX text does not name them; runs 5 and 10 in kernels/NOTES.md saw wrong results
+  // same way (the PTX text does not name them; wrong results were seen
   // at speed, right ones under the sanitizers' serialised execution, when a word's register could
   // be rewritten while its wgmma.sp was in flight). The K loop is unrolled by two over two sets of
   // words, meta_a and meta_b: one K tile loads `cur` and issues its group; after the wait that
@@ -426,8 +423,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (pairs && col + 1 < n) {
           store_pair(p, v0, v1);
         } else {
-          if (col < n) p[0] = to_out<TOut>(v0);
-          if (col + 1 < n) p[1] = to_out<TOut>(v1);
+          if (col < n) p[0] = from_f32<TOut>(v0);
+          if (col + 1 < n) p[1] = from_f32<TOut>(v1);
         }
       });
     }
@@ -479,8 +476,7 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream)
   static_assert(kSmemBytes <= kMaxSmem, "the pipeline fits the shared memory of an H100 CTA");
   static std::once_flag once;
   std::call_once(once, [&] {
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-    require(err == cudaSuccess, std::string("sparse24 wgmma: cudaFuncSetAttribute: ") + cudaGetErrorString(err));
+    WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   });
   const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2, kBK / 2, S::kBM,
                                      CU_TENSOR_MAP_SWIZZLE_64B);
@@ -494,15 +490,13 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream)
   long long grid = tiles;
   if (persistent) {  // one CTA per SM, each striding over the tiles
     int dev = 0, sms = 0;
-    require(cudaGetDevice(&dev) == cudaSuccess &&
-                cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess,
-            "sparse24 wgmma: cannot read the SM count");
+    WS_CUDA(cudaGetDevice(&dev));
+    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     grid = std::min<long long>(tiles, sms);
   }
   kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
                                                                         g.m, g.n, g.rows_padded, g.cols_padded, g.ldc);
-  const cudaError_t err = cudaGetLastError();
-  require(err == cudaSuccess, std::string("sparse24 wgmma: launch: ") + cudaGetErrorString(err));
+  WS_CUDA(cudaGetLastError());
 }
 
 // One configuration for both input types and every output type: the TMA-store epilogue is used
@@ -537,9 +531,6 @@ void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
     require(false, "sparse24 wgmma: K = 0 is not supported by the Hopper kernel");
   }
   switch (g.tile) {
-    case Tile::kHopper: return launch_config<4, false, false>(g, false, stream);
-    case Tile::kHopperPersistent: return launch_config<4, false, false>(g, true, stream);
-    case Tile::kHopperPersistentStore: return launch_config<3, true, false>(g, true, stream);
     case Tile::kHopperTall: return launch_config<4, false, true>(g, true, stream);
     case Tile::kHopperTallStore: return launch_config<4, true, true>(g, true, stream);
     default: require(false, "sparse24 wgmma: " + to_string(g.tile) + " is not a wgmma.sp tile");

@@ -6,3 +6,12 @@
 #else
 #define WS_HD inline
 #endif
+
+#include <cstdint>
+
+namespace warpsparse {
+
+// x rounded up to a multiple of a (a > 0, x >= 0).
+WS_HD constexpr std::int64_t round_up(std::int64_t x, std::int64_t a) { return (x + a - 1) / a * a; }
+
+}  // namespace warpsparse

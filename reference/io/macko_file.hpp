@@ -28,7 +28,7 @@
 #include <variant>
 #include <vector>
 
-#include "reference/formats/macko.hpp"
+#include "reference/macko/macko_format.hpp"
 
 namespace warpsparse::io {
 

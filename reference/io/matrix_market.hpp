@@ -19,7 +19,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "reference/formats/sparse_rows.hpp"
+#include "reference/sparse/sparse_rows.hpp"
 
 namespace warpsparse::io {
 

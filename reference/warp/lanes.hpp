@@ -25,13 +25,6 @@ constexpr Lanes<T> broadcast(T v) {
   return r;
 }
 
-// Lanes<int> holding each lane's id.
-inline Lanes<int> lane_ids() {
-  Lanes<int> r{};
-  for (int l = 0; l < kWarpSize; ++l) r[l] = l;
-  return r;
-}
-
 // Applies f(lane) -> T for every lane.
 template <class F>
 auto per_lane(F&& f) {

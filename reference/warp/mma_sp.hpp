@@ -33,9 +33,9 @@
 #include <cstdint>
 #include <string>
 
-#include "reference/formats/sparse24_layout.hpp"
 #include "reference/values/value_types.hpp"
 #include "reference/warp/lanes.hpp"
+#include "reference/warp/mma_sp_metadata.hpp"
 
 namespace warpsparse::warp {
 
@@ -99,7 +99,7 @@ inline MmaSpTiles mma_sp_gather(const Lanes<MmaReg4>& a, const Lanes<MmaReg4>& b
     for (int n = 0; n < 8; ++n) {
       const MetaField f = mma_sp_meta_field(l, n);
       const std::uint32_t v = (e[static_cast<std::size_t>(l)] >> (4 * n)) & 0xfu;
-      if (!sparse24::nibble_ordered(v))
+      if (!nibble_ordered(v))
         throw WarpFault("mma.sp::ordered_metadata: lane " + std::to_string(l) + " metadata " +
                         hex(e[static_cast<std::size_t>(l)]) + " nibble " + std::to_string(n) +
                         " = " + std::to_string(v) + " is not an ascending pair of distinct positions");
@@ -112,8 +112,8 @@ inline MmaSpTiles mma_sp_gather(const Lanes<MmaReg4>& a, const Lanes<MmaReg4>& b
       const FragCoord ac = mma_sp_a_coord(l, i);
       const int group = ac.col / 2;
       const int n = nib[static_cast<std::size_t>(ac.row)][static_cast<std::size_t>(group)];
-      const int pos = (ac.col % 2) ? sparse24::nibble_hi(static_cast<std::uint32_t>(n))
-                                   : sparse24::nibble_lo(static_cast<std::uint32_t>(n));
+      const int pos = (ac.col % 2) ? nibble_hi(static_cast<std::uint32_t>(n))
+                                   : nibble_lo(static_cast<std::uint32_t>(n));
       t.a[static_cast<std::size_t>(ac.row)][static_cast<std::size_t>(4 * group + pos)] =
           element_of(a[L][static_cast<std::size_t>(i / 2)], i % 2, is_bf16);
       const FragCoord bc = mma_sp_b_coord(l, i);

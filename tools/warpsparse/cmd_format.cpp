@@ -1,4 +1,4 @@
-// encode, inspect, verify and demo: the MACKO format commands of the warpsparse CLI.
+// encode, inspect, verify, plan and demo: the MACKO format commands of the warpsparse CLI.
 #include <fmt/core.h>
 
 #include <chrono>
@@ -6,11 +6,12 @@
 #include <random>
 
 #include "analysis/patterns.hpp"
-#include "reference/formats/macko.hpp"
 #include "reference/io/macko_file.hpp"
 #include "reference/io/matrix_market.hpp"
-#include "reference/models/macko_spmv_model.hpp"
-#include "reference/models/spmv_check.hpp"
+#include "reference/macko/macko_format.hpp"
+#include "reference/macko/macko_policy.hpp"
+#include "reference/macko/macko_spmv_model.hpp"
+#include "reference/sparse/spmv_check.hpp"
 #include "tools/warpsparse/commands.hpp"
 
 namespace warpsparse::cli {
@@ -84,7 +85,6 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
   VerifyResult res;
   for (const int acc : accumulators) {
     macko::Schedule s;
-    s.delta_bits = a.delta_bits;
     s.lane_accumulators = acc;
     s.batch = batch;
     s.row_lanes = row_lanes;
@@ -254,6 +254,50 @@ void register_format_commands(CLI::App& app) {
         if (*batch > 1) fmt::print("batch          {} vectors at once\n", *batch);
         report_verify(verify_macko(a, *seed, {1, 2, 4, 8}, *batch, *row_lanes), *row_lanes);
         fmt::print("ok\n");
+      }, m);
+    });
+  }
+  // plan
+  {
+    auto* c = app.add_subcommand("plan", "print the MACKO schedule that would run on a GPU for a matrix, and why");
+    auto o = std::make_shared<FormatOptions>();
+    auto path = std::make_shared<std::string>();
+    auto gpu = std::make_shared<std::string>("h100");
+    auto batch = std::make_shared<int>(1);
+    auto json = std::make_shared<bool>(false);
+    add_format_options(c, *o);
+    c->add_option("FILE_OR_MTX", *path, "MACKO file, or MatrixMarket file to encode first")->required();
+    std::string keys;
+    for (const KnownGpu& g : kKnownGpus) keys += std::string(keys.empty() ? "" : ", ") + std::string(g.key);
+    c->add_option("--gpu", *gpu, "the GPU to plan for: " + keys)->capture_default_str();
+    c->add_option("--batch", *batch, "vectors multiplied at once (1, 2, 4 or 8)")->check(CLI::IsMember({1, 2, 4, 8}));
+    c->add_flag("--json", *json, "print JSON");
+    c->callback([=] {
+      const DeviceFacts& facts = known_gpu(*gpu);
+      const AnyMacko m = load_any(*path, *o);
+      std::visit([&](const auto& a) {
+        const macko::MatrixStats stats = macko::matrix_stats(a);
+        const macko::Plan plan = macko::plan_schedule(stats, facts, *batch);
+        const int variant = macko::compiled_variant(plan.schedule, a.delta_bits);
+        if (*json) {
+          nlohmann::json j = summary_json(a);
+          j["file"] = *path;
+          j["gpu"] = facts.name;
+          j["rules_measured_on"] = macko::rules_for(facts).measured_on;
+          j["batch"] = *batch;
+          j["schedule"] = macko::to_string(plan.schedule);
+          j["compiled_variant"] = variant;
+          j["why"] = plan.why;
+          fmt::print("{}\n", j.dump(2));
+          return;
+        }
+        fmt::print("file           {}\n", *path);
+        print_summary(a);
+        fmt::print("gpu            {} ({} SMs; rules measured on the {})\n", facts.name, facts.sms,
+                   macko::rules_for(facts).measured_on);
+        fmt::print("schedule       {} (batch {}, compiled variant {} of macko::kCompiledVariants)\n",
+                   macko::to_string(plan.schedule), *batch, variant);
+        for (const std::string& why : plan.why) fmt::print("  because      {}\n", why);
       }, m);
     });
   }

@@ -6,8 +6,7 @@
 
 namespace warpsparse::cli {
 
-void register_format_commands(CLI::App& app);    // encode, inspect, verify  (cmd_format.cpp)
-void register_analysis_commands(CLI::App& app);  // effd, study, report      (cmd_analysis.cpp)
-void register_bench_commands(CLI::App& app);     // bench                    (cmd_bench.cpp)
+void register_format_commands(CLI::App& app);    // encode, inspect, verify, plan, demo (cmd_format.cpp)
+void register_analysis_commands(CLI::App& app);  // effd, study, report                 (cmd_analysis.cpp)
 
 }  // namespace warpsparse::cli

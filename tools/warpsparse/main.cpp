@@ -11,12 +11,7 @@ int main(int argc, char** argv) {
   CLI::App app{"warpsparse: sparse kernels of pruned LLMs, their warp models and storage analysis"};
   app.require_subcommand(1);
   warpsparse::cli::register_format_commands(app);
-#ifdef WS_HAVE_ANALYSIS_COMMANDS
   warpsparse::cli::register_analysis_commands(app);
-#endif
-#ifdef WS_HAVE_BENCH_COMMANDS
-  warpsparse::cli::register_bench_commands(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,256 @@
+// The MACKO schedule policy (reference/macko/macko_policy.hpp), on the host: it returns only compiled,
+// valid schedules; every compiled variant is one it returns for some matrix; each rule of
+// docs/macko-schedule.md does what it says on the H100's facts; and the schedules it picks for the
+// benchmark's big shapes are the ones the H100 measurements were taken with.
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "analysis/patterns.hpp"
+#include "proptests/prop_support.hpp"
+#include "reference/macko/macko_policy.hpp"
+
+using namespace warpsparse;
+using namespace warpsparse::proptest;
+
+namespace {
+
+macko::MatrixStats shape(std::int64_t rows, std::int64_t cols, double density, int delta_bits = 4) {
+  macko::MatrixStats m;
+  m.rows = rows;
+  m.cols = cols;
+  m.density = density;
+  m.delta_bits = delta_bits;
+  return m;
+}
+macko::Schedule pick(std::int64_t rows, std::int64_t cols, double density, int batch = 1, int delta_bits = 4) {
+  return macko::choose_schedule(shape(rows, cols, density, delta_bits), kH100, batch);
+}
+
+}  // namespace
+
+TEST_CASE("the policy returns compiled, valid schedules, and every compiled variant is one it returns") {
+  std::set<int> used;
+  const std::vector<std::int64_t> dims = {1, 7, 100, 700, 1000, 3000, 4096, 5000, 5120, 7168, 8192, 9216, 9504,
+                                          12288, 20000, 21504, 28672, 36864, 49152, 50000, 70000};
+  for (const int db : {1, 2, 4, 8})
+    for (const int batch : {1, 2, 4, 8})
+      for (const std::int64_t r : dims)
+        for (const std::int64_t c : dims)
+          for (const double d : {1.0, 0.8, 0.5, 0.3, 0.2, 0.15, 0.1, 0.05, 0.01, 0.0})
+            for (const double saving : {0.0, 0.5}) {
+              if (batch > 1 && db != 4) continue;  // batches are built for 4-bit deltas
+              macko::MatrixStats m = shape(r, c, d, db);
+              m.swizzle_saving8 = m.swizzle_saving4 = saving;
+              const macko::Plan p = macko::plan_schedule(m, kH100, batch);
+              INFO(r << " x " << c << " d = " << d << " db " << db << " batch " << batch << ": "
+                     << macko::to_string(p.schedule));
+              REQUIRE(p.schedule.valid(db));
+              const int v = macko::compiled_variant(p.schedule, db);
+              REQUIRE(v >= 0);
+              REQUIRE(!p.why.empty());
+              used.insert(v);
+            }
+  for (int v = 0; v < macko::kCompiledVariantCount; ++v) {
+    INFO("compiled variant " << v << ": " << macko::to_string(macko::kCompiledVariants[v].schedule));
+    CHECK(used.count(v) == 1);
+  }
+}
+
+TEST_CASE("schedule names: to_string and parse_schedule are inverses; bad names are refused by field") {
+  for (const macko::CompiledVariant& v : macko::kCompiledVariants) {
+    macko::Schedule s = v.schedule;
+    s.warps_per_block = 12 * s.row_splits;
+    s.blocks_per_sm = 3;
+    CHECK(macko::parse_schedule(macko::to_string(s)) == s);
+  }
+  CHECK(macko::to_string({}) == "wpb=4/unroll=2/acc=1/prefetch=1/bpsm=0/elems=8/splits=1");
+  CHECK(macko::to_string({.row_lanes = 16, .x_shared = true}) ==
+        "wpb=4/unroll=2/acc=1/prefetch=1/bpsm=0/elems=8/splits=1/xs=1/lanes=16");
+  CHECK(macko::parse_schedule("xs=1/wpb=16").x_shared);
+  CHECK(macko::parse_schedule("").warps_per_block == 4);
+  CHECK_THROWS_WITH(macko::parse_schedule("wpb=4/lanes"), Catch::Contains("'lanes' is not KEY=INTEGER"));
+  CHECK_THROWS_WITH(macko::parse_schedule("wpb=4x"), Catch::Contains("'wpb=4x'"));
+  CHECK_THROWS_WITH(macko::parse_schedule("warps=4"), Catch::Contains("'warps' is unknown"));
+}
+
+TEST_CASE("is_compiled: the launch fields do not matter, the delta width does") {
+  macko::Schedule s{.x_shared = true};
+  for (const int wpb : {1, 4, 12, 16, 32}) {
+    s.warps_per_block = wpb;
+    CHECK(macko::is_compiled(s, 4));
+  }
+  CHECK(macko::is_compiled({}, 1));
+  CHECK(macko::is_compiled({}, 8));
+  CHECK_FALSE(macko::is_compiled(s, 2));                               // x in shared memory: 4-bit only
+  CHECK_FALSE(macko::is_compiled({.lane_accumulators = 8}, 4));        // valid, not built
+  CHECK_FALSE(macko::is_compiled({.lane_elems = 4}, 8));               // not valid for 8-bit deltas
+  CHECK(macko::is_compiled({.x_shared = true, .x_swizzle = true, .batch = 4}, 4));  // batches always swizzle
+}
+
+TEST_CASE("occupancy: the H100's x_shared blocks per SM") {
+  // 49 registers: 1792 per warp, 9 warps per sub-partition, 36 per SM.
+  const macko::Rules& r = macko::rules_for(kH100);
+  CHECK(macko::x_shared_blocks_per_sm(kH100, r, 7168, 4) == 9);
+  CHECK(macko::x_shared_blocks_per_sm(kH100, r, 7168, 12) == 3);
+  CHECK(macko::x_shared_blocks_per_sm(kH100, r, 12288, 16) == 2);
+  // Shared memory limits it once x is wide: 49152 columns are 96 KiB, two blocks per SM.
+  CHECK(macko::x_shared_blocks_per_sm(kH100, r, 49152, 4) == 2);
+  CHECK(macko::x_shared_blocks_per_sm(kH100, r, 200000, 4) == 0);  // x does not fit a block
+  CHECK(resident_blocks(kH100, 512, 64, 0) == 2);   // 32 warps of 64 registers per SM
+  CHECK(resident_blocks(kH100, 1024, 64, 0) == 1);
+  CHECK(resident_blocks(kH100, 1024, 65, 0) == 0);  // more registers than a block may hold
+  CHECK(resident_blocks(kH100, 32, 0, 0) == 32);    // the block limit
+  CHECK(resident_blocks(kH100, 2048, 16, 0) == 0);  // more threads than a block may have
+}
+
+TEST_CASE("busiest_sm_units is the most units any SM gets") {
+  // Against dealing every unit: unit u to warp u % stride, warp w in block w / wpb, block b on SM
+  // b % sms (blocks dealt to the SMs in turn).
+  ws_prop("busiest_sm_units = max over SMs of the units dealt to them", 500, [] {
+    const std::int64_t sms = *rc::gen::inRange<std::int64_t>(1, 20);
+    const int wpb = *rc::gen::element(1, 2, 4, 12, 16);
+    const std::int64_t per_sm = *rc::gen::inRange<std::int64_t>(1, 10);
+    const std::int64_t units = *rc::gen::inRange<std::int64_t>(1, 3000);
+    const std::int64_t launched = macko::balanced_blocks((units + wpb - 1) / wpb, per_sm * sms);
+    const std::int64_t stride = launched * wpb;
+    std::vector<std::int64_t> per(static_cast<std::size_t>(sms), 0);
+    for (std::int64_t u = 0; u < units; ++u) ++per[static_cast<std::size_t>((u % stride) / wpb % sms)];
+    RC_ASSERT(macko::busiest_sm_units(units, wpb, per_sm, sms) == *std::max_element(per.begin(), per.end()));
+  });
+  // The H100's two d = 0.3 block sizes on 7168-8192 columns (132 SMs; 9 blocks of 4 warps or 3 of 12
+  // per SM): 21504 rows tie (x copied 3 times per SM instead of 9), 28672 rows load an SM of 12-warp
+  // blocks with 28 more.
+  CHECK(macko::busiest_sm_units(21504, 4, 9, 132) == 180);
+  CHECK(macko::busiest_sm_units(21504, 12, 3, 132) == 180);
+  CHECK(macko::busiest_sm_units(28672, 4, 9, 132) == 224);
+  CHECK(macko::busiest_sm_units(28672, 12, 3, 132) == 252);
+  CHECK(macko::busiest_sm_units(0, 4, 9, 132) == 0);
+  CHECK(macko::busiest_sm_units(100, 4, 0, 132) == 0);
+}
+
+TEST_CASE("the rules, one by one (H100)") {
+  // Unknown shape, or deltas other than 4 bits: the default loads through L1.
+  CHECK(pick(0, 0, 0.5) == macko::Schedule{});
+  CHECK(pick(5000, 5000, 0.5, 1, 2) == macko::Schedule{});
+  // x in shared memory where cols >= rows (16-warp blocks) and on tall matrices of <= 9216 columns
+  // (4-warp blocks); rows of wide matrices past x_shared's reach split over 2 warps through L1.
+  CHECK(pick(300, 5000, 0.5) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
+  CHECK(pick(5001, 4500, 0.5) == macko::Schedule{.x_shared = true});
+  CHECK(pick(20, 49157, 0.5) == macko::Schedule{.row_splits = 2, .warps_per_block = 8});
+  CHECK_FALSE(pick(60000, 50000, 0.5).x_shared);
+  CHECK(pick(5001, 5000, 0.3).x_shared);  // 1500 nonzeros per row
+  CHECK(pick(30000, 8192, 0.2).x_shared);
+  CHECK(pick(50000, 5120, 0.2).x_shared);
+  CHECK(pick(50000, 12288, 0.5) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
+  // Tall, 7168-9216 columns, above low density: 12-warp blocks where the busiest SM gets no more rows.
+  CHECK(pick(21504, 7168, 0.3).warps_per_block == 12);
+  CHECK(pick(28672, 7168, 0.3).warps_per_block == 4);  // 252 rows on the busiest SM against 224
+  CHECK(pick(9504, 7168, 0.16).warps_per_block == 12);
+  CHECK(pick(21504, 7168, 0.1).warps_per_block == 4);  // low density
+  CHECK(pick(21504, 5120, 0.5).warps_per_block == 4);  // narrower than 7168 columns
+  // Short rows on tall matrices: two rows per warp, x in shared memory, 4-warp blocks.
+  for (const auto& [r, c, d, lanes] :
+       {std::tuple{50000, 5120, 0.1, 16}, std::tuple{30000, 9216, 0.08, 16}, std::tuple{30000, 3584, 0.2, 16},
+        std::tuple{3001, 700, 0.3, 16}, std::tuple{30000, 9216, 0.1, 32}, std::tuple{5120, 5120, 0.1, 32},
+        std::tuple{4096, 28672, 0.02, 32}, std::tuple{30000, 12288, 0.05, 32}}) {
+    const macko::Schedule s = pick(r, c, d);
+    INFO(r << " x " << c << " at d = " << d);
+    CHECK(s.row_lanes == lanes);
+    if (lanes == 16) CHECK(s == macko::Schedule{.row_lanes = 16, .x_shared = true});
+  }
+  // Low density on 7168-49152 columns: x in shared memory, 8 elements per lane on long rows (tall, or
+  // cols >= 3 rows), 4 on square-ish matrices; through L1 with 4 elements on narrower ones.
+  for (const auto& [r, c, e, w] : {std::array<std::int64_t, 4>{50000, 9216, 8, 4}, {50000, 12288, 8, 16},
+                                   {8192, 28672, 8, 16}, {12288, 12288, 4, 16}}) {
+    const macko::Schedule s = pick(r, c, 0.1);
+    INFO(r << " x " << c);
+    CHECK(s.x_shared);
+    CHECK(s.lane_elems == e);
+    CHECK(s.warps_per_block == w);
+  }
+  CHECK(pick(40000, 6000, 0.15) == macko::Schedule{.lane_elems = 4});  // 900 nonzeros per row
+  // cols >= rows: rows split over two warps when the grid's last round of rows is less than half full
+  // and half rows keep 2048 nonzeros (the grid holds 2 x 132 16-warp blocks of 20000 columns).
+  const std::int64_t held = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 20000, 16);
+  REQUIRE(held == 2 * 132 * 16);
+  const std::int64_t short_tail = held + held / 5, long_tail = held + held * 4 / 5;
+  CHECK(pick(short_tail, 20000, 0.5) == macko::Schedule{.row_splits = 2, .x_shared = true, .warps_per_block = 16});
+  CHECK(pick(long_tail, 20000, 0.5).row_splits == 1);
+  CHECK(pick(held / 2, 20000, 0.5).row_splits == 1);   // one partial round
+  CHECK(pick(short_tail, 20000, 0.15).row_splits == 1);  // low density: whole rows
+  CHECK(pick(short_tail, 20000, 0.2).row_splits == 1);   // 2000 nonzeros per half row
+}
+
+TEST_CASE("batches: x in shared memory while it fits, else through L1 by the rows' density") {
+  for (const int nb : {2, 4}) {
+    CHECK(pick(28672, 8192, 0.1, nb) == macko::Schedule{.x_shared = true, .batch = nb, .warps_per_block = 16});
+    CHECK_FALSE(pick(4096, 28672, 0.5, nb).x_shared);
+    CHECK(pick(4096, 28672, 0.5, nb).row_splits == 2);
+  }
+  CHECK(pick(12288, 12288, 0.5, 8) == macko::Schedule{.batch = 8});
+  CHECK(pick(12288, 12288, 1.0, 8).x_shared);
+  CHECK(pick(8192, 28672, 1.0, 8) == macko::Schedule{.lane_elems = 4, .batch = 8});
+  CHECK(pick(4096, 28672, 0.5, 8).row_splits == 1);
+  CHECK(pick(100, 64, 0.5, 2, 2) == macko::Schedule{.batch = 2});  // not 4-bit: the default loads
+  CHECK_FALSE(macko::is_compiled(pick(100, 64, 0.5, 2, 2), 2));   // ... which no batch kernel serves
+}
+
+TEST_CASE("x_swizzle: on where the sampled gathers collide in banks (N:M rows), in shared memory, one warp per row") {
+  namespace an = analysis;
+  for (const auto kind : {an::Pattern::nm_2_4, an::Pattern::nm_4_8, an::Pattern::exact_nnz}) {
+    for (const auto& [rows, cols] :
+         {std::pair<std::int64_t, std::int64_t>{3000, 4099}, {300, 40000}, {20000, 1000}, {12000, 10000}}) {
+      const auto m = an::generate<half>({kind, 0.5, 0}, rows, cols, 557);
+      const macko::Schedule s = macko::choose_schedule(macko::matrix_stats(encode_macko(m)), kH100);
+      const macko::Schedule by_shape = pick(rows, cols, 0.5);
+      INFO(to_string(kind) << " " << rows << " x " << cols << ": " << macko::to_string(s));
+      CHECK(macko::is_compiled(s, 4));
+      if (kind == an::Pattern::exact_nnz) {
+        CHECK(s == by_shape);
+      } else {
+        CHECK(s.x_shared);
+        CHECK(s.x_swizzle);
+        CHECK(s.row_lanes == 32);
+        CHECK(s.warps_per_block == (rows > cols && cols <= 9216 ? 4 : 16));
+      }
+    }
+  }
+  // Batches always swizzle: the flag stays off.
+  const auto nm = encode_macko(an::generate<half>({an::Pattern::nm_2_4, 0.5, 0}, 64, 4096, 7));
+  CHECK_FALSE(macko::choose_schedule(macko::matrix_stats(nm), kH100, 2).x_swizzle);
+  // x wider than x_shared allows: left in L1.
+  macko::MatrixStats wide = shape(20, 60000, 0.5);
+  wide.swizzle_saving8 = 0.5;
+  CHECK_FALSE(macko::choose_schedule(wide, kH100).x_shared);
+}
+
+// The schedules the H100 measurements of docs/macko-kernel.md were taken with (the benchmark's rows
+// record them), for the 15 big shapes of macko-paper.txt Appendix D: the policy must still pick them.
+TEST_CASE("the big Appendix D shapes keep the measured schedules (H100)") {
+  struct Want {
+    std::int64_t rows, cols;
+    int wpb05, wpb01;       // warps per block at d = 0.5 and 0.1
+    int lanes01;            // lanes per row at d = 0.1
+    int splits05;           // row splits at d = 0.5
+  };
+  const Want want[] = {{12288, 12288, 16, 16, 32, 1}, {28672, 8192, 4, 4, 32, 1},  {8192, 28672, 16, 16, 32, 1},
+                       {36864, 12288, 16, 16, 32, 1}, {21504, 7168, 12, 4, 16, 1}, {32000, 5120, 4, 4, 16, 1},
+                       {7168, 28672, 16, 16, 32, 1},  {9216, 36864, 16, 16, 32, 2}, {8192, 29568, 16, 16, 32, 1},
+                       {32000, 8192, 12, 4, 32, 1},   {28672, 7168, 4, 4, 16, 1},  {27648, 9216, 12, 4, 32, 1},
+                       {36864, 9216, 12, 4, 32, 1},   {49152, 12288, 16, 16, 32, 1}, {12288, 49152, 16, 16, 32, 1}};
+  for (const Want& w : want) {
+    INFO(w.rows << " x " << w.cols);
+    const macko::Schedule s05 = pick(w.rows, w.cols, 0.5), s01 = pick(w.rows, w.cols, 0.1);
+    CHECK(s05.x_shared);
+    CHECK(s05.lane_elems == 8);
+    CHECK(s05.warps_per_block == w.wpb05);
+    CHECK(s05.row_splits == w.splits05);
+    CHECK(s01.x_shared);
+    CHECK(s01.warps_per_block == w.wpb01);
+    CHECK(s01.row_lanes == w.lanes01);
+    CHECK(s01.lane_elems == (w.rows == w.cols ? 4 : 8));
+  }
+}

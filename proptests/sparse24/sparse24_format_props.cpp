@@ -1,0 +1,205 @@
+// 2:4 compress / decompress / prune and the metadata swizzle: round trips, the nibble table, the
+// error for over-full groups, and the swizzle as a bijection that feeds mma.sp the right word.
+#include <rapidcheck/catch.h>
+
+#include <set>
+
+#include "reference/sparse24/sparse24_format.hpp"
+#include "reference/warp/ldmatrix.hpp"
+#include "reference/warp/mma_sp.hpp"
+
+namespace ws = warpsparse;
+namespace s24 = warpsparse::sparse24;
+
+namespace {
+
+template <class T>
+std::vector<T> random_dense(int rows, int cols) {
+  const auto v = *rc::gen::container<std::vector<int>>(static_cast<std::size_t>(rows) * cols,
+                                                       rc::gen::inRange(-1000, 1001));
+  std::vector<T> d(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) d[i] = ws::from_float<T>(static_cast<float>(v[i]) / 128.f);
+  return d;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (ws::bits_of(x[i]) != ws::bits_of(y[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the valid nibbles are exactly the six ascending pairs", "[sparse24][format]") {
+  // Table of sparse24_layout.hpp: 0x4 (0,1) 0x8 (0,2) 0xC (0,3) 0x9 (1,2) 0xD (1,3) 0xE (2,3).
+  const std::set<std::uint32_t> valid = {0x4, 0x8, 0xC, 0x9, 0xD, 0xE};
+  for (std::uint32_t n = 0; n < 16; ++n) {
+    CAPTURE(n);
+    CHECK(s24::nibble_ordered(n) == (valid.count(n) == 1));
+    if (s24::nibble_ordered(n)) CHECK(s24::group_nibble(s24::nibble_lo(n), s24::nibble_hi(n)) == n);
+  }
+}
+
+TEST_CASE("blog example [0, 2.1, -8.9, 0] encodes as 0b1001", "[sparse24][format]") {
+  using T = ws::bfloat16;
+  std::vector<T> d = {T(0.f), ws::to_bf16(2.1f), ws::to_bf16(-8.9f), T(0.f)};
+  const auto s = s24::compress<T>(d, 1, 4);
+  CHECK(s.nibble(0, 0) == 0b1001u);
+  CHECK(ws::bits_of(s.value(0, 0)) == ws::bits_of(ws::to_bf16(2.1f)));
+  CHECK(ws::bits_of(s.value(0, 1)) == ws::bits_of(ws::to_bf16(-8.9f)));
+  CHECK(s.rows_padded == s24::kRowAlign);
+  CHECK(s.cols_padded == s24::kColAlign);
+  // Second group of the same word sits in bits [4, 8).
+  std::vector<T> d2(8, T(0.f));
+  d2[4 + 3] = T(1.f);
+  d2[4 + 0] = T(-1.f);
+  const auto s2 = s24::compress<T>(d2, 1, 8);
+  CHECK(s2.meta[0] == ((0xCu << 4) | 0x4u | 0x4400u));
+}
+
+TEST_CASE("all 16 nonzero patterns of a group: <= 2 round-trip with ordered indices, >= 3 throw",
+          "[sparse24][format]") {
+  using T = ws::half;
+  for (int mask = 0; mask < 16; ++mask) {
+    CAPTURE(mask);
+    const int rows = 5, cols = 12, bad_row = 3, bad_group = 1;
+    std::vector<T> d(rows * cols, T(0.f));
+    for (int i = 0; i < 4; ++i)
+      if (mask >> i & 1) d[bad_row * cols + 4 * bad_group + i] = T(static_cast<float>(i + 1));
+    const int nnz = __builtin_popcount(static_cast<unsigned>(mask));
+    if (nnz <= 2) {
+      const auto s = s24::compress<T>(d, rows, cols);
+      const std::uint32_t n = s.nibble(bad_row, bad_group);
+      CHECK(s24::nibble_ordered(n));
+      for (int i = 0; i < 4; ++i)
+        if (mask >> i & 1) CHECK((s24::nibble_lo(n) == i || s24::nibble_hi(n) == i));
+      CHECK(same_bits(s24::decompress(s), d));
+    } else {
+      try {
+        (void)s24::compress<T>(d, rows, cols);
+        FAIL("compress accepted a group with " << nnz << " nonzeros");
+      } catch (const ws::Error& e) {
+        const std::string msg = e.what();
+        int third = -1, seen = 0;
+        for (int i = 0; i < 4; ++i)
+          if ((mask >> i & 1) && ++seen == 3) third = i;
+        CHECK_THAT(msg, Catch::Contains("row 3, column " + std::to_string(4 * bad_group + third)));
+      }
+    }
+  }
+}
+
+TEST_CASE("all-zero matrix compresses to (0,1) groups and zero values", "[sparse24][format][edge]") {
+  using T = ws::bfloat16;
+  const std::vector<T> d(7 * 9, T(0.f));
+  const auto s = s24::compress<T>(d, 7, 9);
+  for (auto w : s.meta) CHECK(w == 0x4444);
+  for (auto v : s.values) CHECK(ws::is_zero(v));
+  CHECK(same_bits(s24::decompress(s), d));
+}
+
+TEST_CASE("compress / decompress round trip on pruned random matrices", "[sparse24][format][prop]") {
+  rc::prop("bf16 and fp16, ragged shapes", [] {
+    const int rows = *rc::gen::inRange(1, 40).as("rows");
+    const int cols = *rc::gen::inRange(1, 150).as("cols");
+    const bool bf16 = *rc::gen::arbitrary<bool>().as("bf16");
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      const auto dense = random_dense<T>(rows, cols);
+      const auto pruned = s24::prune_2of4<T>(dense, rows, cols);
+      const auto s = s24::compress<T>(pruned, rows, cols);
+      RC_ASSERT(s.values.size() == static_cast<std::size_t>(s.rows_padded) * s.cols_padded / 2);
+      RC_ASSERT(s.meta.size() == static_cast<std::size_t>(s.rows_padded) * s.cols_padded / 16);
+      for (int r = 0; r < s.rows_padded; ++r)
+        for (int g = 0; g < s.cols_padded / 4; ++g) RC_ASSERT(s24::nibble_ordered(s.nibble(r, g)));
+      RC_ASSERT(same_bits(s24::decompress(s), pruned));
+    };
+    if (bf16) run(ws::bfloat16{}); else run(ws::half{});
+  });
+}
+
+TEST_CASE("prune keeps the two largest magnitudes of each group", "[sparse24][format][prop]") {
+  rc::prop("prune is 2:4, keeps the largest, and is idempotent", [] {
+    using T = ws::bfloat16;
+    const int rows = *rc::gen::inRange(1, 20).as("rows");
+    const int cols = *rc::gen::inRange(1, 70).as("cols");
+    const auto dense = random_dense<T>(rows, cols);
+    const auto p = s24::prune_2of4<T>(dense, rows, cols);
+    for (int r = 0; r < rows; ++r)
+      for (int c0 = 0; c0 < cols; c0 += 4) {
+        const int n = std::min(4, cols - c0);
+        int kept = 0, nnz = 0;
+        float min_kept = INFINITY, max_dropped = 0.f;
+        for (int i = 0; i < n; ++i) {
+          const std::size_t at = static_cast<std::size_t>(r) * cols + c0 + i;
+          const float mag = std::fabs(ws::to_float(dense[at]));
+          nnz += !ws::is_zero(dense[at]);
+          if (!ws::is_zero(p[at])) {
+            RC_ASSERT(ws::bits_of(p[at]) == ws::bits_of(dense[at]));
+            ++kept;
+            min_kept = std::min(min_kept, mag);
+          } else {
+            max_dropped = std::max(max_dropped, mag);
+          }
+        }
+        RC_ASSERT(kept == std::min(2, nnz));
+        RC_ASSERT(min_kept >= max_dropped);
+      }
+    RC_ASSERT(same_bits(s24::prune_2of4<T>(p, rows, cols), p));
+  });
+}
+
+TEST_CASE("metadata swizzle is a bijection with an inverse", "[sparse24][swizzle]") {
+  for (int rows_padded : {16, 128, 256})
+    for (int cols_padded : {64, 128, 320}) {
+      CAPTURE(rows_padded, cols_padded);
+      const int chunks = cols_padded / 16;
+      const auto total = static_cast<std::int64_t>(rows_padded) * chunks;
+      std::vector<int> hit(static_cast<std::size_t>(total), 0);
+      for (int r = 0; r < rows_padded; ++r)
+        for (int c = 0; c < chunks; ++c) {
+          const std::int64_t i = s24::meta_swizzled_index(r, c, rows_padded);
+          REQUIRE(i >= 0);
+          REQUIRE(i < total);
+          ++hit[static_cast<std::size_t>(i)];
+          const s24::MetaCoord mc = s24::meta_swizzled_coord(i, rows_padded);
+          REQUIRE(mc.row == r);
+          REQUIRE(mc.chunk == c);
+        }
+      for (int h : hit) REQUIRE(h == 1);
+    }
+}
+
+TEST_CASE("one ldmatrix.x1 of a swizzled block gives every lane its mma.sp metadata word, both selectors",
+          "[sparse24][swizzle]") {
+  rc::prop("random metadata, every 16x64 block", [] {
+    using T = ws::bfloat16;
+    const int rows = *rc::gen::inRange(1, 300).as("rows");
+    const int cols = *rc::gen::inRange(1, 200).as("cols");
+    const auto s = s24::compress<T>(s24::prune_2of4<T>(random_dense<T>(rows, cols), rows, cols), rows, cols);
+    const auto sw = s24::swizzle_meta(s.meta, s.rows_padded, s.cols_padded);
+    RC_ASSERT(s24::unswizzle_meta(sw, s.rows_padded, s.cols_padded) == s.meta);
+    ws::warp::SharedImage smem(sw.size() * 2);
+    for (std::size_t i = 0; i < sw.size(); ++i) smem.store16(static_cast<std::uint32_t>(2 * i), sw[i]);
+    for (int kb = 0; kb < s.cols_padded / 64; ++kb)
+      for (int mb = 0; mb < s.rows_padded / 16; ++mb) {
+        const std::uint32_t block = static_cast<std::uint32_t>((kb * (s.rows_padded / 16) + mb) * 128);
+        const auto e = ws::warp::ldmatrix<1>(smem, ws::warp::per_lane([&](int l) {
+          return block + static_cast<std::uint32_t>(16 * (l % 8));
+        }), false);
+        for (int sel = 0; sel < 2; ++sel)
+          for (int l = 0; l < 32; ++l) {
+            if (!ws::warp::mma_sp_meta_lane(l, sel)) continue;
+            for (int nib = 0; nib < 8; ++nib) {
+              // The k32 step that uses selector `sel` starts at logical K 64*kb + 32*sel.
+              const ws::warp::MetaField f = ws::warp::mma_sp_meta_field(l, nib);
+              const int group = (64 * kb + 32 * sel) / 4 + f.group;
+              const std::uint32_t got = (e[static_cast<std::size_t>(l)][0] >> (4 * nib)) & 0xfu;
+              RC_ASSERT(got == s.nibble(16 * mb + f.row, group));
+            }
+          }
+      }
+  });
+}

@@ -1,0 +1,262 @@
+// Which MACKO schedule runs for a matrix on a GPU: a pure host function of the matrix's statistics
+// and the device's facts, so the CLI can say what would run where (`warpsparse plan`), the notebooks
+// can model the schedule that really runs, and CI tests every rule without a GPU. Each rule's
+// reason and measurement is in docs/macko-schedule.md; its thresholds are data, per GPU (Rules).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reference/device/device_facts.hpp"
+#include "reference/macko/macko_format.hpp"
+#include "reference/macko/macko_schedule.hpp"
+#include "reference/macko/macko_x_banks.hpp"
+
+namespace warpsparse::macko {
+
+// The thresholds of the rules, as measured on one GPU (docs/macko-schedule.md, one section each).
+struct Rules {
+  const char* measured_on = "NVIDIA H100 80GB HBM3";
+  // At or below this density lanes take 4 elements, and x goes to shared memory from low_min_cols on.
+  double low_density = 0.15;
+  // The widest x staged in shared memory at batch 1 (96 KiB of fp16: two blocks per SM).
+  std::int64_t x_shared_max_cols = 49152;
+  // Tall matrices up to this many columns take 4-warp blocks (more, smaller copies of x).
+  std::int64_t tall_max_cols = 9216;
+  // From this many columns x is in shared memory at any density, and tall matrices above
+  // low_density may take tall_large_block_warps-warp blocks.
+  std::int64_t low_min_cols = 7168;
+  int tall_large_block_warps = 12;
+  // Tall matrices of at most tall_max_cols columns whose rows hold at most this many nonzeros run two
+  // rows per warp.
+  double two_rows_max_nnz = 768;
+  // Where cols >= rows, rows are split over two warps when the persistent grid's last round is less
+  // than split_tail full and each half row keeps split_min_warp_nnz nonzeros.
+  double split_tail = 0.5;
+  double split_min_warp_nnz = 2048;
+  // Batches: x in shared memory at batch 8 only on rows at least this dense and while x fits one block.
+  double batch_dense_density = 0.75;
+  std::int64_t batch_x_shared_max_bytes = 196608;
+  // x_swizzle pays when it saves this share of the sampled gathers' bank wavefronts.
+  double swizzle_min_saving = 0.2;
+  // Registers per thread of the kernel whose residency the persistent-grid rules count (fp16, 8
+  // elements per lane, x in shared memory, 32-bit offsets) in this build for sm_90; a GPU test checks
+  // it against the compiled kernel.
+  int x_shared_kernel_registers = 49;
+};
+inline constexpr Rules kH100Rules{};
+
+// The rules a GPU runs: the H100's for the H100 and the H200 (the same SM; no rule has been
+// re-measured on the H200), and for any other GPU until one is measured there.
+inline const Rules& rules_for(const DeviceFacts&) { return kH100Rules; }
+
+// What the policy reads of a matrix.
+struct MatrixStats {
+  std::int64_t rows = 0, cols = 0;  // rows = 0: shape unknown (one warp per row, x through L1)
+  double density = 0.5;             // nnz / (rows * cols)
+  int delta_bits = 4;
+  // Share of shared-memory bank wavefronts the x swizzle saves on a sample of the matrix's gathers,
+  // at 8 and at 4 elements per lane (macko_x_banks.hpp); 0 where not sampled.
+  double swizzle_saving8 = 0, swizzle_saving4 = 0;
+};
+
+// The statistics of an encoded matrix, its gathers sampled (a few hundred rows, well under a
+// millisecond).
+template <class T>
+MatrixStats matrix_stats(const Macko<T>& a) {
+  MatrixStats m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
+  m.density = cells > 0 ? static_cast<double>(a.nnz) / cells : 0.0;
+  m.delta_bits = a.delta_bits;
+  m.swizzle_saving8 = x_gather_wavefronts(a, kElemsPerLane).saving();
+  m.swizzle_saving4 = x_gather_wavefronts(a, 4).saving();
+  return m;
+}
+
+// Blocks of `wpb` warps of the x_shared kernel that one SM holds with x of `cols` 16-bit columns
+// (0 when x does not fit a block), and the rows a persistent grid of them holds at once.
+inline int x_shared_blocks_per_sm(const DeviceFacts& d, const Rules& r, std::int64_t cols, int wpb) {
+  return resident_blocks(d, 32 * wpb, r.x_shared_kernel_registers, x_shared_bytes(cols, 1, 2));
+}
+inline std::int64_t x_shared_resident_rows(const DeviceFacts& d, const Rules& r, std::int64_t cols, int wpb) {
+  return std::int64_t{x_shared_blocks_per_sm(d, r, cols, wpb)} * d.sms * wpb;
+}
+
+// Row units (rows, or row pairs with two rows per warp) that the busiest SM works through when
+// `units` run on a persistent grid of balanced_blocks of `wpb`-warp blocks, `per_sm` of which fit an
+// SM, on `sms` SMs. The block scheduler deals the launched blocks to the SMs in turn, so SM 0 holds
+// blocks 0, sms, 2 sms, ...: the lowest warps, which the stride hands the most units. 0 when nothing
+// fits.
+constexpr std::int64_t busiest_sm_units(std::int64_t units, int wpb, std::int64_t per_sm, std::int64_t sms) {
+  if (units <= 0 || wpb <= 0 || per_sm <= 0 || sms <= 0) return 0;
+  const std::int64_t launched = balanced_blocks((units + wpb - 1) / wpb, per_sm * sms);
+  const std::int64_t stride = launched * wpb;  // warps in the grid: unit u goes to warp u % stride
+  std::int64_t sum = 0;
+  for (std::int64_t b = 0; b < launched; b += sms)
+    for (std::int64_t w = b * wpb; w < (b + 1) * wpb && w < units; ++w) sum += (units - w + stride - 1) / stride;
+  return sum;
+}
+
+// Warps per block with x in shared memory at batch 1: 4 on tall matrices of at most tall_max_cols
+// columns (more blocks, each a small copy of x), 16 otherwise.
+inline int x_shared_block_warps(const MatrixStats& m, const Rules& r) {
+  return m.rows > m.cols && m.cols <= r.tall_max_cols ? 4 : 16;
+}
+
+// Whether x_swizzle pays for schedule s on this matrix: x in shared memory at batch 1 (batches always
+// swizzle), and the sampled gathers at s's elements per lane save enough bank wavefronts.
+inline bool swizzle_pays(const MatrixStats& m, const Rules& r, const Schedule& s) {
+  const double saving = s.lane_elems == kElemsPerLane ? m.swizzle_saving8 : m.swizzle_saving4;
+  return s.x_shared && s.batch == 1 && saving >= r.swizzle_min_saving;
+}
+
+// A schedule and the rules that made it, in the order they applied.
+struct Plan {
+  Schedule schedule;
+  std::vector<std::string> why;
+};
+
+namespace policy_detail {
+inline std::string num(double v) {
+  std::string s = std::to_string(v);
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+// Batches of 2, 4 and 8 vectors (4-bit deltas).
+inline Plan plan_batch(const MatrixStats& m, const Rules& r, Plan p) {
+  Schedule& s = p.schedule;
+  if (m.delta_bits != 4 || m.rows <= 0) {
+    p.why.push_back("batch " + std::to_string(s.batch) + ": the default loads, x through L1");
+    return p;
+  }
+  const bool dense_rows = m.density >= r.batch_dense_density;
+  const std::int64_t x_bytes = x_shared_bytes(m.cols, s.batch, 2);
+  if ((s.batch <= 4 && m.cols * s.batch <= r.x_shared_max_cols) ||
+      (s.batch == 8 && dense_rows && x_bytes <= r.batch_x_shared_max_bytes)) {
+    s.warps_per_block = 16;
+    s.x_shared = true;
+    p.why.push_back("batch " + std::to_string(s.batch) + ": x (" + std::to_string(x_bytes) +
+                    " bytes) in shared memory, swizzled, 16-warp blocks");
+    return p;
+  }
+  if (dense_rows && s.batch >= 4) {
+    s.lane_elems = 4;
+    p.why.push_back("batch " + std::to_string(s.batch) + ", density >= " + num(r.batch_dense_density) +
+                    ": x through L1, 4 elements per lane (half the L1 lines per gather)");
+  } else if (m.cols >= 3 * m.rows && s.batch <= 4) {
+    s.warps_per_block = 8;
+    s.row_splits = 2;
+    p.why.push_back("batch " + std::to_string(s.batch) + ", wide (cols >= 3 rows): x through L1, rows split over 2 warps");
+  } else {
+    p.why.push_back("batch " + std::to_string(s.batch) + ": x through L1, the default loads");
+  }
+  return p;
+}
+}  // namespace policy_detail
+
+// The schedule for a matrix with these statistics on this GPU, multiplying `batch` vectors at once,
+// and why. Every schedule it returns is compiled (is_compiled).
+inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
+  using policy_detail::num;
+  const Rules& r = rules_for(d);
+  Plan p;
+  Schedule& s = p.schedule;  // the default loads: 4-warp blocks, two blocks of steps in flight, prefetch
+  s.batch = batch;
+  if (batch != 1) return policy_detail::plan_batch(m, r, p);
+  if (m.delta_bits != 4 || m.rows <= 0) {
+    p.why.push_back(m.delta_bits != 4 ? std::to_string(m.delta_bits) + "-bit deltas: the default loads, x through L1"
+                                      : "shape unknown: the default loads, x through L1");
+    return p;
+  }
+  const bool tall = m.rows > m.cols;
+  auto blocks_for_x = [&] { return x_shared_block_warps(m, r); };
+  const double row_nnz = m.density * static_cast<double>(m.cols);
+  if (tall && m.cols <= r.tall_max_cols && row_nnz <= r.two_rows_max_nnz) {
+    s.x_shared = true;
+    s.row_lanes = 16;
+    s.warps_per_block = 4;
+    p.why.push_back("tall, <= " + std::to_string(r.tall_max_cols) + " columns, rows of " + num(std::round(row_nnz)) +
+                    " <= " + num(r.two_rows_max_nnz) + " nonzeros: two rows per warp, x in shared memory, 4-warp blocks");
+  } else {
+    const bool low = m.density <= r.low_density;
+    if (low) {
+      s.lane_elems = 4;
+      p.why.push_back("density <= " + num(r.low_density) + ": 4 elements per lane");
+    }
+    if (low && m.cols >= r.low_min_cols && m.cols <= r.x_shared_max_cols) {
+      s.x_shared = true;
+      s.warps_per_block = blocks_for_x();
+      if (tall || m.cols >= 3 * m.rows) s.lane_elems = kElemsPerLane;
+      p.why.push_back("low density, " + std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) +
+                      " columns: x in shared memory, " + std::to_string(s.warps_per_block) + "-warp blocks, " +
+                      std::to_string(s.lane_elems) + " elements per lane" +
+                      (s.lane_elems == kElemsPerLane ? " (long rows: tall, or cols >= 3 rows)" : " (square-ish)"));
+    } else if (m.cols <= r.x_shared_max_cols && (m.cols >= m.rows || s.lane_elems == kElemsPerLane)) {
+      s.x_shared = true;
+      s.warps_per_block = blocks_for_x();
+      p.why.push_back(std::string("x of <= ") + std::to_string(r.x_shared_max_cols) + " columns" +
+                      (tall ? ", tall" : ", cols >= rows") + ": x in shared memory, " +
+                      std::to_string(s.warps_per_block) + "-warp blocks");
+      if (s.warps_per_block == 4 && !low && m.cols >= r.low_min_cols) {
+        const int large = r.tall_large_block_warps;
+        const int per4 = x_shared_blocks_per_sm(d, r, m.cols, 4), per_large = x_shared_blocks_per_sm(d, r, m.cols, large);
+        const std::int64_t busiest4 = busiest_sm_units(m.rows, 4, per4, d.sms);
+        const std::int64_t busiest_large = busiest_sm_units(m.rows, large, per_large, d.sms);
+        if (busiest4 > 0 && busiest_large > 0 && busiest_large <= busiest4) {
+          s.warps_per_block = large;
+          p.why.push_back(std::to_string(large) + "-warp blocks: the busiest SM gets " + std::to_string(busiest_large) +
+                          " rows (4-warp blocks: " + std::to_string(busiest4) + ") and x is copied " +
+                          std::to_string(per_large) + " times per SM instead of " + std::to_string(per4));
+        }
+      }
+      if (m.cols >= m.rows && s.lane_elems == kElemsPerLane && row_nnz >= 2 * r.split_min_warp_nnz) {
+        const std::int64_t held = x_shared_resident_rows(d, r, m.cols, s.warps_per_block);
+        if (held > 0 && m.rows > held) {
+          const double rounds = static_cast<double>(m.rows) / static_cast<double>(held);
+          const double tail = rounds - std::floor(rounds);
+          if (tail > 0 && tail < r.split_tail) {
+            s.row_splits = 2;
+            p.why.push_back("the grid holds " + std::to_string(held) + " rows: the last of " + num(std::ceil(rounds)) +
+                            " rounds is " + num(std::round(tail * 100)) + " % full, so rows are split over 2 warps");
+          }
+        }
+      }
+    } else if (s.lane_elems == kElemsPerLane && m.cols >= 3 * m.rows) {
+      s.warps_per_block = 8;
+      s.row_splits = 2;
+      p.why.push_back("wide (cols >= 3 rows), x wider than " + std::to_string(r.x_shared_max_cols) +
+                      " columns: x through L1, rows split over 2 warps of 8-warp blocks");
+    } else {
+      p.why.push_back("x through L1");
+    }
+  }
+  // Rows whose gathers collide in shared-memory banks (N:M patterns) get x swizzled, in shared memory
+  // even where the shape rule left x in L1; one warp per row (no two-rows kernel is built swizzled).
+  if (m.cols > r.x_shared_max_cols) return p;
+  Schedule xs = s;
+  if (!xs.x_shared) {
+    xs.x_shared = true;
+    xs.warps_per_block = blocks_for_x();
+    xs.row_splits = 1;
+  }
+  xs.x_swizzle = true;
+  xs.row_lanes = kWarpLanes;
+  if (swizzle_pays(m, r, xs) && is_compiled(xs, m.delta_bits)) {
+    s = xs;
+    const double saving = xs.lane_elems == kElemsPerLane ? m.swizzle_saving8 : m.swizzle_saving4;
+    p.why.push_back("sampled gathers collide in shared-memory banks: the swizzle saves " + num(std::round(saving * 100)) +
+                    " % of the wavefronts, so x is in shared memory, swizzled, one warp per row");
+  }
+  return p;
+}
+
+inline Schedule choose_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
+  return plan_schedule(m, d, batch).schedule;
+}
+
+}  // namespace warpsparse::macko

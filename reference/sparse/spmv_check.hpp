@@ -1,0 +1,69 @@
+// Compares a model's (or kernel's) SpMV output with the double oracle row by row, against the
+// forward error bound of SpmvBound for that row's accumulation chain. Shared by the property
+// tests and `warpsparse verify` so both judge a result by the same rule:
+//  - oracle finite: the output is finite and |y - oracle| <= bound(row);
+//  - oracle NaN: the output is NaN; oracle +-Inf: the output is the same infinity.
+// The bound of row r is SpmvBound::bound<TY>(chain(r), |alpha| sum|a x| + |beta y_old|, |oracle|,
+// terms), which includes the output conversion's relative and absolute (subnormal) error.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reference/sparse/sparse_rows.hpp"
+#include "reference/sparse/spmv_common.hpp"
+
+namespace warpsparse {
+
+struct SpmvCheck {
+  double max_error = 0;        // over rows with a finite oracle
+  double max_bound_ratio = 0;  // max over rows of error / bound
+  std::int64_t failures = 0;
+  std::string first_failure;  // empty when every row passed
+  bool ok() const { return failures == 0; }
+};
+
+template <class T, class TX, class TY, class ChainOfRow>
+SpmvCheck check_spmv(const SparseRows<T>& a, std::span<const TX> x, std::span<const TY> y_old, float alpha, float beta,
+                     std::span<const TY> y, ChainOfRow&& chain_of_row) {
+  const std::vector<double> want = spmv_oracle(a, x, y_old, double(alpha), double(beta));
+  SpmvCheck c;
+  const SpmvBound b;
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    const double got = double(to_float(y[r]));
+    const double w = want[r];
+    std::string bad;
+    if (std::isnan(w)) {
+      if (!std::isnan(got)) bad = "expected NaN";
+    } else if (std::isinf(w)) {
+      if (got != w) bad = "expected " + std::string(w > 0 ? "+inf" : "-inf");
+    } else {
+      double abs_sum = 0;
+      for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+        abs_sum += std::abs(double(to_float(a.val[k])) * double(to_float(x[a.col[k]])));
+      abs_sum *= std::abs(double(alpha));
+      if (beta != 0.0f) abs_sum += std::abs(double(beta) * double(to_float(y_old[r])));
+      const std::int64_t terms = a.row_ptr[r + 1] - a.row_ptr[r];
+      const double bound =
+          b.template bound<TY>(chain_of_row(r), abs_sum, std::abs(w), terms);
+      const double err = std::abs(got - w);
+      if (std::isfinite(got)) {
+        c.max_error = std::max(c.max_error, err);
+        c.max_bound_ratio = std::max(c.max_bound_ratio, bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0));
+      }
+      if (!(err <= bound)) bad = "error " + std::to_string(err) + " exceeds bound " + std::to_string(bound);
+    }
+    if (!bad.empty()) {
+      if (c.failures == 0)
+        c.first_failure = "row " + std::to_string(r) + ": got " + std::to_string(got) + ", oracle " +
+                          std::to_string(w) + ": " + bad;
+      ++c.failures;
+    }
+  }
+  return c;
+}
+
+}  // namespace warpsparse
