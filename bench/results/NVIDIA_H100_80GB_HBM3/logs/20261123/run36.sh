@@ -1,6 +1,0 @@
-#!/usr/bin/env bash
-# Device run 36: the final MACKO table (issue 4's targets) with the x_shared default, one run:
-# the 15 Appendix D shapes with R x C >= 12288^2, with the streaming bounds beside it.
-S=12288x12288,21504x7168,32000x5120,7168x28672,28672x7168,8192x28672,28672x8192,8192x29568,27648x9216,32000x8192,9216x36864,36864x9216,36864x12288,12288x49152,49152x12288
-bash scripts/device_run.sh \
-  bench_macko "--shapes $S --densities 0.5,0.3,0.1,1.0 --patterns none --kernels cublas_gemv,macko,copy,read,row_stream"

@@ -1,5 +1,0 @@
-#!/usr/bin/env bash
-# Device run 58d: part of issue 4's full sweep (ws_bench_macko --full: densities 1.0, 0.9 ... 0.1,
-# 0.05, uniform exact-nnz rows, the other pattern families at d = 0.5 on the quick shapes, every
-# baseline) on the final code, split by shapes into calls under the 10-minute command limit.
-bash scripts/device_run.sh bench_macko "--full --shapes 36864x12288,12288x49152,49152x12288"

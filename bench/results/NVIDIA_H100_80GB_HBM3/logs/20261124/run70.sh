@@ -1,8 +1,0 @@
-#!/usr/bin/env bash
-# Device run 70: issue 4's table on the final code of this session (5479950): the 15 big Appendix D
-# shapes at d = 1.0 / 0.5 / 0.3 / 0.1, uniform exact-nnz rows, the default schedules and the
-# benchmark's default encoding (align_rows), every baseline; racecheck over the GPU properties.
-BIG=12288x12288,28672x8192,8192x28672,36864x12288,21504x7168,32000x5120,7168x28672,9216x36864,8192x29568,32000x8192,28672x7168,27648x9216,36864x9216,49152x12288,12288x49152
-bash scripts/device_run.sh \
-  run race "RC_PARAMS=max_success=20 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 macko_spmv_gpu_props" \
-  bench_macko "--shapes $BIG --densities 1.0,0.5,0.3,0.1 --patterns none --kernels cublas_gemv,cusparse_csr,macko,copy"
