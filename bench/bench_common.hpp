@@ -120,7 +120,7 @@ double measure_copy_bandwidth(std::int64_t bytes, const TimingConfig& cfg, L2Flu
 // Free device memory minus a safety margin; throws a clear Error if `need` bytes do not fit.
 void require_device_memory(std::uint64_t need, const std::string& what);
 
-// Opens OUT/<gpu name>/<prefix>_<UTC time>.{csv,jsonl} and writes the .meta.json beside them.
+// Opens OUT/<gpu name>/<prefix>_<UTC time>.csv and writes the .meta.json beside it.
 std::unique_ptr<ResultWriter> open_results(const std::string& out, const DeviceInfo& d, const std::string& prefix,
                                            const nlohmann::ordered_json& meta);
 

@@ -12,7 +12,6 @@
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "reference/common/error.hpp"
 
@@ -89,35 +88,17 @@ inline std::string format_value(const Value& v) {
   return std::visit(Visit{}, v);
 }
 
-inline nlohmann::ordered_json to_json(const Row& row) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& f : row) {
-    struct Visit {
-      nlohmann::ordered_json operator()(std::monostate) const { return nullptr; }
-      nlohmann::ordered_json operator()(std::int64_t i) const { return i; }
-      nlohmann::ordered_json operator()(double d) const {
-        return std::isfinite(d) ? nlohmann::ordered_json(d) : nlohmann::ordered_json(nullptr);
-      }
-      nlohmann::ordered_json operator()(const std::string& s) const { return s; }
-    };
-    j[f.key] = std::visit(Visit{}, f.value);
-  }
-  return j;
-}
-
 // Writes rows as CSV (header from the first row; every later row must have the same keys in
-// the same order) and, beside it, as JSON lines. Each row is flushed at once so a run cut off
-// by a time limit keeps every finished row.
+// the same order). Each row is flushed at once so a run cut off by a time limit keeps every
+// finished row.
 class ResultWriter {
  public:
-  // Creates dir (and parents) and opens <dir>/<stem>.csv and <dir>/<stem>.jsonl.
+  // Creates dir (and parents) and opens <dir>/<stem>.csv.
   ResultWriter(const std::filesystem::path& dir, const std::string& stem) {
     std::filesystem::create_directories(dir);
     csv_path_ = dir / (stem + ".csv");
-    jsonl_path_ = dir / (stem + ".jsonl");
     csv_.open(csv_path_);
-    jsonl_.open(jsonl_path_);
-    require(csv_.good() && jsonl_.good(), "cannot open result files in " + dir.string());
+    require(csv_.good(), "cannot open result file " + csv_path_.string());
   }
   void write(const Row& row) {
     // Check the whole row first: a rejected row leaves the files untouched.
@@ -136,17 +117,14 @@ class ResultWriter {
     for (std::size_t i = 0; i < row.size(); ++i) csv_ << (i ? "," : "") << format_value(row[i].value);
     csv_ << '\n';
     csv_.flush();
-    jsonl_ << to_json(row).dump() << '\n';
-    jsonl_.flush();
     ++rows_;
   }
   const std::filesystem::path& csv_path() const { return csv_path_; }
-  const std::filesystem::path& jsonl_path() const { return jsonl_path_; }
   std::size_t rows() const { return rows_; }
 
  private:
-  std::filesystem::path csv_path_, jsonl_path_;
-  std::ofstream csv_, jsonl_;
+  std::filesystem::path csv_path_;
+  std::ofstream csv_;
   std::vector<std::string> keys_;
   std::size_t rows_ = 0;
 };

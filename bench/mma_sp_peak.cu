@@ -17,7 +17,7 @@
 // data) for that long, which pulls the board into its power cap, so the same loop can be timed at
 // a lower SM clock: does its rate follow the clock?
 //
-// Output: one line per configuration on stdout, and CSV + JSON lines under --out/<gpu>/ with the
+// Output: one line per configuration on stdout, and a CSV under --out/<gpu>/ with the
 // run metadata (GPU, clocks at start, CUDA version, commit) beside them.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
