@@ -7,11 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/bench_results.hpp"
 #include "analysis/padding_study.hpp"
 #include "notebooks_cpp/notebooks.hpp"
 #include "notebooks_cpp/report.hpp"
 
 namespace warpsparse::notebooks {
+
+namespace bench_results = analysis::bench_results;
 
 inline std::string num(double v, int decimals = 3) {
   if (std::isnan(v)) return "n/a";

@@ -15,7 +15,6 @@
 
 #include "analysis/effd.hpp"
 #include "analysis/patterns.hpp"
-#include "notebooks_cpp/bench_csv.hpp"
 #include "notebooks_cpp/nb_common.hpp"
 #include "reference/macko/macko_format.hpp"
 #include "reference/macko/macko_policy.hpp"
@@ -42,14 +41,14 @@ struct BenchRow {
 // the copy bandwidth of its run's .meta.json, else of another run on the same GPU, else `fallback`.
 std::vector<BenchRow> read_bench(const std::string& dir, double fallback, std::vector<std::string>& files,
                                  std::vector<std::string>& others, int& skipped) {
-  using bench_csv::to_d;
+  using bench_results::to_d;
   std::vector<BenchRow> out;
   skipped = 0;
-  const auto tables = bench_csv::read_all(dir, "macko", &others);
+  const auto tables = bench_results::read_all(dir, "macko", &others);
   std::map<std::string, std::vector<double>> gpu_bw;  // per <gpu> folder, from every meta file
   std::vector<std::optional<double>> file_bw;
   for (const auto& t : tables) {
-    file_bw.push_back(bench_csv::meta_copy_bandwidth(t.path));
+    file_bw.push_back(bench_results::meta_copy_bandwidth(t.path));
     if (file_bw.back()) gpu_bw[t.gpu_dir].push_back(*file_bw.back());
   }
   for (std::size_t ti = 0; ti < tables.size(); ++ti) {
@@ -550,10 +549,10 @@ void batch_section(Report& rep, const std::vector<BenchRow>& measured) {
 // per case, and ..._busy.csv, the rows in progress per 0.5 us of one launch): the newest file of each
 // kind per GPU.
 void trace_section(Report& rep, const std::string& dir) {
-  using bench_csv::to_d;
+  using bench_results::to_d;
   rep.heading("Where a launch's time goes (row timelines)");
-  const auto tables = bench_csv::read_all(dir, "rowtrace_macko");
-  std::map<std::string, const bench_csv::Table*> summary, busy;  // per <gpu> folder: the newest file
+  const auto tables = bench_results::read_all(dir, "rowtrace_macko");
+  std::map<std::string, const bench_results::Table*> summary, busy;  // per <gpu> folder: the newest file
   for (const auto& t : tables) (t.col.count("t_us") ? busy : summary)[t.gpu_dir] = &t;
   if (summary.empty() && busy.empty()) {
     rep.para("No row timelines are present (`ws_macko_trace` writes `<gpu>/rowtrace_macko_*.csv` under the results "

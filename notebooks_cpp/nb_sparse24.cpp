@@ -7,7 +7,6 @@
 #include <map>
 #include <set>
 
-#include "notebooks_cpp/bench_csv.hpp"
 #include "notebooks_cpp/nb_common.hpp"
 
 namespace warpsparse::notebooks {
@@ -52,16 +51,16 @@ struct PeakRow {
 // The latest ws_mma_sp_peak file of the <gpu> folder `gpu_dir`, rows that ran (fits = 1).
 std::vector<PeakRow> read_peak(const std::string& bench_dir, const std::string& gpu_dir, std::string& file) {
   std::vector<PeakRow> out;
-  const auto tables = bench_csv::read_all(bench_dir, "mma_sp_peak");
+  const auto tables = bench_results::read_all(bench_dir, "mma_sp_peak");
   for (auto it = tables.rbegin(); it != tables.rend(); ++it) {
     if (it->gpu_dir != gpu_dir) continue;
     for (const auto& f : it->rows) {
       PeakRow r;
       r.order = it->get(f, "order");
-      r.tile_m16 = static_cast<int>(bench_csv::to_d(it->get(f, "warp_tile_m16")));
-      r.tile_n8 = static_cast<int>(bench_csv::to_d(it->get(f, "warp_tile_n8")));
-      r.warps = static_cast<int>(bench_csv::to_d(it->get(f, "warps_per_smsp")));
-      r.tflops = bench_csv::to_d(it->get(f, "tflops"));
+      r.tile_m16 = static_cast<int>(bench_results::to_d(it->get(f, "warp_tile_m16")));
+      r.tile_n8 = static_cast<int>(bench_results::to_d(it->get(f, "warp_tile_n8")));
+      r.warps = static_cast<int>(bench_results::to_d(it->get(f, "warps_per_smsp")));
+      r.tflops = bench_results::to_d(it->get(f, "tflops"));
       if (it->get(f, "fits") == "1" && std::isfinite(r.tflops) && r.tflops > 0) out.push_back(r);
     }
     file = it->path.string();
@@ -150,7 +149,7 @@ std::string sparse24(const Options& o) {
            "can exceed the dense peak). Rows come from ws_bench_sparse24 (bench/): L2 flushed before every timed "
            "launch, CUDA events, medians of the timed launches.");
   std::vector<std::string> others;
-  const auto tables = bench_csv::read_all(o.bench_dir, "sparse24", &others);
+  const auto tables = bench_results::read_all(o.bench_dir, "sparse24", &others);
   std::vector<GemmRow> rows;
   int skipped = 0;
   for (const auto& t : tables)
@@ -163,11 +162,11 @@ std::string sparse24(const Options& o) {
       r.weight_shape = t.get(f, "weight_shape");
       r.value_type = t.get(f, "value_type");
       r.check = t.get(f, "check");
-      r.m = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "m")));
-      r.n = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "n")));
-      r.k = static_cast<std::int64_t>(bench_csv::to_d(t.get(f, "k")));
-      r.median_us = bench_csv::to_d(t.get(f, "median_us"));
-      const double rest = bench_csv::to_d(t.get(f, "rest_ms"));  // absent in the oldest files: sustained
+      r.m = static_cast<std::int64_t>(bench_results::to_d(t.get(f, "m")));
+      r.n = static_cast<std::int64_t>(bench_results::to_d(t.get(f, "n")));
+      r.k = static_cast<std::int64_t>(bench_results::to_d(t.get(f, "k")));
+      r.median_us = bench_results::to_d(t.get(f, "median_us"));
+      const double rest = bench_results::to_d(t.get(f, "rest_ms"));  // absent in the oldest files: sustained
       r.rest_ms = std::isfinite(rest) && rest > 0 ? static_cast<int>(rest) : 0;
       if (r.kernel.empty() || r.m <= 0 || r.n <= 0 || r.k <= 0 || !std::isfinite(r.median_us) || r.median_us <= 0) {
         ++skipped;

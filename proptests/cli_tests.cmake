@@ -57,6 +57,15 @@ expect(demo 0 "throughput.*ok" demo --rows 64 --cols 1000 --density 0.1 --seed 3
 expect(plan-h100 0 "gpu +NVIDIA H100.*schedule +wpb=16/.*/xs=1 \\(batch 1, compiled variant [0-9]+.*because +x of <= 49152 columns" plan --gpu h100 "${WORK}/good.mtx")
 expect(plan-h200-batch 0 "gpu +NVIDIA H200.*rules measured on the NVIDIA H100.*batch=4" plan --gpu h200 --batch 4 "${WORK}/good.macko")
 expect(plan-json 0 "\"schedule\": \"wpb=.*\"why\"" plan --json "${WORK}/good.macko")
+# compare: a results file against a reference, case by case.
+set(rhead "gpu,kernel,schedule,rows,cols,batch,density,pattern,value_type,delta_bits,median_us\n")
+file(WRITE "${WORK}/results/G/macko_20260101T000000Z.csv" "${rhead}G,macko,a,1000,1000,1,0.5,exact_nnz,fp16,4,40\n")
+file(WRITE "${WORK}/new/G/macko_20260102T000000Z.csv" "${rhead}G,macko,b,1000,1000,1,0.5,exact_nnz,fp16,4,40.5\n")
+file(WRITE "${WORK}/slow/G/macko_20260103T000000Z.csv" "${rhead}G,macko,b,1000,1000,1,0.5,exact_nnz,fp16,4,44\n")
+expect(compare-same 0 "1 cases\\) against 1 file\\(s\\): 0 slower beyond noise, 0 faster, 1 within" compare --results "${WORK}/results" "${WORK}/new/G/macko_20260102T000000Z.csv")
+expect(compare-slower 1 "1 case\\(s\\) slower than the reference beyond the noise" compare --against "${WORK}/results/G/macko_20260101T000000Z.csv" "${WORK}/slow/G/macko_20260103T000000Z.csv")
+file(WRITE "${WORK}/other/H/macko_20260103T000000Z.csv" "${rhead}H,macko,b,1000,1000,1,0.5,exact_nnz,fp16,4,44\n")
+expect(compare-no-gpu 1 "H: no accepted results for this GPU" compare --results "${WORK}/results" "${WORK}/other/H/macko_20260103T000000Z.csv")
 expect(plan-unknown-gpu 1 "unknown GPU 'a100' \\(known: h100, h200\\)" plan --gpu a100 "${WORK}/good.mtx")
 
 # Bad inputs: exit 1, one line naming the file and the problem.

@@ -1,5 +1,6 @@
-// warpsparse effd | study | report: the storage models, the Monte Carlo padding studies and the
-// notebook reports (analysis/ and notebooks_cpp/).
+// warpsparse effd | study | report | compare: the storage models, the Monte Carlo padding studies,
+// the notebook reports (analysis/ and notebooks_cpp/), and new benchmark results against the
+// accepted ones.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/bench_results.hpp"
 #include "analysis/effd.hpp"
 #include "analysis/padding_study.hpp"
 #include "notebooks_cpp/notebooks.hpp"
@@ -240,6 +242,55 @@ void register_analysis_commands(CLI::App& app) {
     const auto files = notebooks::build_all(*ro);
     fmt::print("reports written to {}:\n", std::filesystem::absolute(ro->out_dir).string());
     for (const auto& f : files) fmt::print("  {}\n", f);
+  });
+
+  // ---- compare ----
+  struct CompareArgs {
+    std::string run, results = "bench/results";
+    std::vector<std::string> against;
+    bool all = false;
+  };
+  auto ca = std::make_shared<CompareArgs>();
+  auto* cmp = app.add_subcommand("compare",
+                                 "a new benchmark results file against the accepted ones of the same GPU, case by case: "
+                                 "flags every case slower than the measured run-to-run noise allows (exit 1)");
+  cmp->add_option("RUN", ca->run, "the new results CSV (ws_bench_macko or ws_bench_sparse24)")->required();
+  cmp->add_option("--results", ca->results, "accepted results, one folder per GPU")->capture_default_str();
+  cmp->add_option("--against", ca->against, "compare with these CSV files instead (e.g. a base run of the same call)");
+  cmp->add_flag("--all", ca->all, "print every case, not only those beyond the noise");
+  cmp->callback([ca] {
+    namespace br = analysis::bench_results;
+    const br::Table run = br::read_table(ca->run);
+    std::vector<br::Table> ref;
+    if (!ca->against.empty()) {
+      for (const auto& f : ca->against) ref.push_back(br::read_table(f));
+    } else {
+      const std::filesystem::path dir = std::filesystem::path(ca->results) / run.gpu_dir;
+      require(std::filesystem::is_directory(dir), dir.string() + ": no accepted results for this GPU (--results, --against)");
+      for (auto& t : br::read_all(ca->results, run.program()))
+        if (t.gpu_dir == run.gpu_dir) ref.push_back(std::move(t));
+    }
+    const br::Comparison c = br::compare(run, ref);
+    fmt::print("{} ({} cases) against {} file(s): {} slower beyond noise, {} faster, {} within\n", ca->run,
+               c.cases.size() + c.unmatched.size(), ref.size(), c.slower(), c.faster(),
+               static_cast<int>(c.cases.size()) - c.slower() - c.faster());
+    for (const auto& n : c.notes) fmt::print("note: {}\n", n);
+    std::vector<double> ratios;
+    for (const auto& d : c.cases) {
+      ratios.push_back(d.ratio());
+      if (!ca->all && !d.slower() && !d.faster()) continue;
+      fmt::print("  {:7} {:>9.2f} us -> {:>9.2f} us  {:+6.2f} %  (noise: {:.1f} %, {:.1f} us)  {}  [{}]\n",
+                 d.slower() ? "SLOWER" : d.faster() ? "faster" : "same", d.reference_us, d.new_us,
+                 100 * (d.ratio() - 1), 100 * d.tol.rel, d.tol.abs_us, d.key, d.reference_file);
+    }
+    if (!ratios.empty()) {
+      std::sort(ratios.begin(), ratios.end());
+      fmt::print("median new/reference time {:.4f} (min {:.4f}, max {:.4f}) over {} matched cases\n",
+                 ratios[ratios.size() / 2], ratios.front(), ratios.back(), ratios.size());
+    }
+    if (!c.unmatched.empty()) fmt::print("{} case(s) have no reference row (first: {})\n", c.unmatched.size(), c.unmatched.front());
+    if (c.slower() > 0)
+      throw Error(ca->run + ": " + std::to_string(c.slower()) + " case(s) slower than the reference beyond the noise");
   });
 }
 
