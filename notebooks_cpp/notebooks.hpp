@@ -26,6 +26,10 @@ std::string pattern_families(const Options& o);   // 4: structured patterns vs t
 std::string roofline(const Options& o);           // 5: predicted vs measured SpMV time and speedup
 std::string sparse24(const Options& o);           // 6: measured 2:4 GEMM kernels vs cuSPARSELt and cuBLAS
 
+// The headline results as Markdown, one table per kernel, from the newest accepted rows of one GPU
+// folder of bench_dir (README.md carries this text; `warpsparse headline` prints or checks it).
+std::string headline_markdown(const std::string& bench_dir, const std::string& gpu_dir = "NVIDIA_H100_80GB_HBM3");
+
 // Builds the selected notebooks plus an index.html linking them; returns the written HTML paths.
 std::vector<std::string> build_all(const Options& o);
 

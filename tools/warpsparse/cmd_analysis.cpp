@@ -244,6 +244,46 @@ void register_analysis_commands(CLI::App& app) {
     for (const auto& f : files) fmt::print("  {}\n", f);
   });
 
+  // ---- headline ----
+  struct HeadlineArgs {
+    std::string results = "bench/results", gpu = "NVIDIA_H100_80GB_HBM3", check, update;
+  };
+  auto ha = std::make_shared<HeadlineArgs>();
+  auto* head = app.add_subcommand("headline", "the headline results tables (Markdown) from the accepted benchmark results; "
+                                              "--check or --update README.md's copy between its results markers");
+  head->add_option("--results", ha->results, "accepted results, one folder per GPU")->capture_default_str();
+  head->add_option("--gpu-dir", ha->gpu, "the GPU folder")->capture_default_str();
+  head->add_option("--check", ha->check, "fail unless this file's results block is the current text");
+  head->add_option("--update", ha->update, "rewrite this file's results block");
+  head->callback([ha] {
+    const std::string md = notebooks::headline_markdown(ha->results, ha->gpu);
+    const std::string file = !ha->check.empty() ? ha->check : ha->update;
+    if (file.empty()) {
+      fmt::print("{}", md);
+      return;
+    }
+    const std::string begin = "<!-- headline results: `warpsparse headline --update README.md` writes this block -->\n";
+    const std::string end = "<!-- end of headline results -->";
+    std::ifstream in(file);
+    require(static_cast<bool>(in), file + ": cannot open for reading");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    const auto b = text.find(begin), e = text.find(end);
+    require(b != std::string::npos && e != std::string::npos && b < e,
+            file + ": no results block (the lines '" + begin.substr(0, begin.size() - 1) + "' and '" + end + "')");
+    const std::string current = text.substr(b + begin.size(), e - b - begin.size());
+    if (!ha->check.empty()) {
+      require(current == md, file + ": the headline results are not those of " + ha->results + "/" + ha->gpu +
+                                 "; run `warpsparse headline --update " + file + "`");
+      fmt::print("{}: headline results are current\n", file);
+      return;
+    }
+    text.replace(b + begin.size(), e - b - begin.size(), md);
+    std::ofstream(file) << text;
+    fmt::print("{}: headline results updated\n", file);
+  });
+
   // ---- compare ----
   struct CompareArgs {
     std::string run, results = "bench/results";
