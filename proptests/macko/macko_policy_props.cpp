@@ -31,7 +31,7 @@ macko::Schedule pick(std::int64_t rows, std::int64_t cols, double density, int b
 
 }  // namespace
 
-TEST_CASE("the policy returns compiled, valid schedules, and every compiled variant is one it returns") {
+TEST_CASE("the policy returns compiled, valid schedules, and every compiled variant but the sweeps' is one it returns") {
   std::set<int> used;
   const std::vector<std::int64_t> dims = {1, 7, 100, 700, 1000, 3000, 4096, 5000, 5120, 7168, 8192, 9216, 9504,
                                           12288, 20000, 21504, 28672, 36864, 49152, 50000, 70000};
@@ -53,9 +53,10 @@ TEST_CASE("the policy returns compiled, valid schedules, and every compiled vari
               REQUIRE(!p.why.empty());
               used.insert(v);
             }
+  // Compiled only what a rule picks, or what a documented sweep measures (kSweepOnly).
   for (int v = 0; v < macko::kCompiledVariantCount; ++v) {
     INFO("compiled variant " << v << ": " << macko::to_string(macko::kCompiledVariants[v].schedule));
-    CHECK(used.count(v) == 1);
+    CHECK(used.count(v) == (macko::kCompiledVariants[v].sweep_only ? 0u : 1u));
   }
 }
 

@@ -107,15 +107,19 @@ inline constexpr unsigned kEveryDeltaWidth = delta_bit(1) | delta_bit(2) | delta
 inline constexpr unsigned k4BitDeltas = delta_bit(4);
 
 struct CompiledVariant {
-  Schedule schedule;    // the compiled fields (its launch fields are not read)
-  unsigned delta_bits;  // the widths it is built for
+  Schedule schedule;        // the compiled fields (its launch fields are not read)
+  unsigned delta_bits;      // the widths it is built for
+  bool sweep_only = false;  // built for measuring (`ws_bench_macko --schedules all`), not a rule's choice
 };
+inline constexpr bool kSweepOnly = true;
 
 // Every MACKO kernel variant the CUDA library builds (each for fp16/bf16 values, an fp32 or 16-bit
 // output, and 32- and 64-bit offsets: eight kernels a line). The kernel's dispatch, is_compiled,
 // the GPU property tests' generators and the benchmark's sweeps all read this table, and the policy
 // (macko_policy.hpp) picks only schedules it holds. Each line is one that choose_schedule returns for
-// some matrix; docs/macko-schedule.md gives the rule and the measurement behind each.
+// some matrix (a test checks it), or is marked kSweepOnly: a variant built for a documented
+// measurement, e.g. {{.lane_elems = 4, .row_lanes = 16, .x_shared = true}, k4BitDeltas, kSweepOnly}.
+// docs/macko-schedule.md gives the rule and the measurement behind each.
 inline constexpr CompiledVariant kCompiledVariants[] = {
     // One vector, x read through L1.
     {{}, kEveryDeltaWidth},                   // the default loads
