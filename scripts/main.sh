@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job. Sets up (apt), builds, encodes a generated matrix and verifies it with the warp
 # model, and builds the analysis reports. With a GPU it also runs the GPU property tests and the
-# quick benchmarks (results under bench/results/<gpu>/, picked up by the reports).
+# quick benchmarks (results under results_local/<gpu>/, compared with the accepted ones in
+# bench/results and drawn by the reports).
 # Without a GPU it builds host code only (the `host` preset), which is much faster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,17 +17,21 @@ cmake --build --preset $preset -j"$(nproc)"
 B=build/$preset
 echo; echo "== demo: generate, encode (MACKO fp16, 4-bit deltas), verify with the warp model"
 $B/tools/warpsparse/warpsparse demo
+results=bench/results
 if [ $gpu = 1 ]; then
   echo; echo "== GPU: property tests (kernel == warp model, bit for bit) and quick benchmarks"
   ctest --test-dir $B -L gpu --output-on-failure
-  $B/bench/ws_bench_macko --quick --threads "$(nproc)" --out bench/results
+  results=results_local
+  $B/bench/ws_bench_macko --quick --threads "$(nproc)" --out $results
   # Batches of 2, 4 and 8 vectors on one shape (notebook 5's batched section).
   $B/bench/ws_bench_macko --shapes 12288x12288 --densities 1.0,0.5,0.3,0.1 --patterns none --batch 1,2,4,8 \
-    --kernels cublas_gemv,cusparse_csr,macko --threads "$(nproc)" --out bench/results
-  $B/bench/ws_bench_sparse24 --quick --ws-tiles tall_pipe,hopper_tall_store --out bench/results
+    --kernels cublas_gemv,cusparse_csr,macko --threads "$(nproc)" --out $results
+  $B/bench/ws_bench_sparse24 --quick --ws-tiles auto,tall_pipe --out $results
+  echo; echo "== this GPU's results against the accepted ones (bench/results; a note where none exist)"
+  for f in $results/*/*.csv; do $B/tools/warpsparse/warpsparse compare "$f" || true; done
 else
-  echo; echo "== no GPU: GPU tests and benchmarks skipped; the reports use bench/results/ from earlier device runs"
+  echo; echo "== no GPU: GPU tests and benchmarks skipped; the reports use the accepted results in bench/results/"
 fi
 echo; echo "== reports (analysis notebooks)"
-$B/tools/warpsparse/warpsparse report --out reports
+$B/tools/warpsparse/warpsparse report --out reports --bench-results $results
 echo; echo "Open $(pwd)/reports/index.html"
