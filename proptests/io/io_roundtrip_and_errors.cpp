@@ -2,7 +2,10 @@
 // (truncation, bad header, bad line, duplicates, out-of-range indices, 0-sized and absurd shapes,
 // bad magic/version/lengths, checksum mismatch) is a warpsparse::Error naming the file, the line
 // or byte offset, and what is wrong — never a crash.
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <sstream>
 
 #include "proptests/generators.hpp"
@@ -66,6 +69,15 @@ TEST_CASE("MatrixMarket reader: accepted inputs") {
   CHECK(i.val[0] == -128);
   // explicit zeros in coordinate form are kept as stored entries (encoders drop them)
   CHECK(mm(kHead + "1 2 1\n1 2 -0\n").nnz() == 1);
+  // Magnitudes beyond the value type round as IEEE does: to +-inf, or to +-0 (sign kept).
+  const auto big = mm(kHead + "1 4 4\n1 1 1e400\n1 2 -1e39\n1 3 -1e-400\n1 4 +3e38\n");
+  CHECK(big.val[0] == std::numeric_limits<float>::infinity());
+  CHECK(big.val[1] == -std::numeric_limits<float>::infinity());
+  CHECK((big.val[2] == 0.0f && std::signbit(big.val[2])));
+  CHECK(big.val[3] == 3e38f);
+  CHECK(std::isinf(to_float(mm<half>(kHead + "1 1 1\n1 1 1e5\n").val[0])));
+  // CRLF line endings and a space before the banner are read like LF.
+  CHECK(mm("%%MatrixMarket matrix coordinate real general\r\n1 1 1\r\n1 1 2\r\n").val == std::vector<float>{2});
 }
 
 TEST_CASE("MatrixMarket reader: every bad input is an Error naming file, line and problem") {
@@ -95,9 +107,39 @@ TEST_CASE("MatrixMarket reader: every bad input is an Error naming file, line an
   CHECK_THROWS_WITH(mm(kHead + "2 2 2\n1 1 1\n\n% c\n1 1 2\n"), Contains("m.mtx:6: duplicate entry (1, 1), first given on line 3"));
   CHECK_THROWS_WITH(mm(kHead + "2 2 1\n1 1 1\n2 2 2\n"), Contains("m.mtx:4: unexpected data"));
   CHECK_THROWS_WITH(mm("%%MatrixMarket matrix array real general\n2 1\n1\n"), Contains("m.mtx:3: truncated: expected 2 values"));
-  CHECK_THROWS_WITH(mm<std::int8_t>(kHead + "1 1 1\n1 1 200\n"), Contains("not an integer in [-128, 127]"));
+  CHECK_THROWS_WITH(mm<std::int8_t>(kHead + "1 1 1\n1 1 200\n"), Contains("m.mtx:3: value '200' is out of the int8 range [-128, 127]"));
+  CHECK_THROWS_WITH(mm<std::int8_t>(kHead + "1 1 1\n1 1 1e400\n"), Contains("value '1e400' is out of the int8 range"));
   CHECK_THROWS_WITH(mm<std::int8_t>(kHead + "1 1 1\n1 1 0.5\n"), Contains("not an integer"));
   CHECK_THROWS_WITH(io::read_matrix_market_file<float>("/nonexistent/x.mtx"), Contains("/nonexistent/x.mtx: cannot open"));
+  CHECK_THROWS_WITH(mm(kHead + "1 1 1\n1 1 1e400x\n"), Contains("value '1e400x' is not a number"));
+  CHECK_THROWS_WITH(mm(kHead + "1 1 1\n++1 1 1\n"), Contains("row index '++1' is not an integer"));
+  CHECK_THROWS_WITH(mm(kHead + "1 1 1\n1 1 1\r1 1 1\r"), Contains("CR line endings"));
+  // A huge token is named by its start and length, not copied whole into the message.
+  try {
+    mm(kHead + "1 1 1\n1 1 " + std::string(100000, '9') + "x\n");
+    FAIL("accepted a malformed value");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).size() < 200);
+    CHECK_THAT(e.what(), Contains("(100001 bytes)"));
+  }
+  // A line longer than the reader's bound is refused without reading it all.
+  CHECK_THROWS_WITH(mm(kHead + "1 1 1\n1 1 " + std::string(2 << 20, '1') + "\n"), Contains("m.mtx:3: line longer than"));
+}
+
+TEST_CASE("MatrixMarket reader: a header's promises are checked against the memory budget before allocating") {
+  const MemoryBudget small{1 << 20, "test"};
+  auto mmb = [&](const std::string& text) {
+    std::istringstream in(text);
+    return io::read_matrix_market<float>(in, "m.mtx", {}, small);
+  };
+  CHECK_THROWS_WITH(mmb(kHead + "1000 1000 900000\n1 1 1\n"), Contains("m.mtx:2:") && Contains("above the memory budget of 1.0 MiB (test)"));
+  // An array header allocates nothing up front: a short file ends in "truncated", not in gigabytes.
+  CHECK_THROWS_WITH(mmb("%%MatrixMarket matrix array real general\n32768 32768\n1\n"), Contains("m.mtx:3: truncated"));
+  // Its nonzeros are counted against the budget as they come.
+  std::string dense = "%%MatrixMarket matrix array real general\n300000 1\n";
+  for (int i = 0; i < 300000; ++i) dense += "1\n";
+  CHECK_THROWS_WITH(mmb(dense), Contains("above the memory budget"));
+  CHECK_NOTHROW(io::read_matrix_market<float>(*std::make_unique<std::istringstream>(dense), "m.mtx"));
 }
 
 TEST_CASE("MACKO file reader: corruptions are Errors naming file, byte offset and field") {
@@ -116,7 +158,7 @@ TEST_CASE("MACKO file reader: corruptions are Errors naming file, byte offset an
     return b;
   };
   auto parse = [](const std::vector<std::uint8_t>& b) { return io::parse_macko(b, "f.macko"); };
-  CHECK_THROWS_WITH(parse({}), Contains("f.macko: byte 0: header: truncated"));
+  CHECK_THROWS_WITH(parse({}), Contains("f.macko: byte 0: magic: not a MACKO file"));
   CHECK_THROWS_WITH(parse(std::vector<std::uint8_t>(good.begin(), good.begin() + 79)), Contains("byte 79: header: truncated"));
   CHECK_THROWS_WITH(parse(std::vector<std::uint8_t>(good.begin(), good.end() - 1)), Contains("row_ptr: truncated"));
   CHECK_THROWS_WITH(parse(std::vector<std::uint8_t>(good.begin(), good.begin() + 90)), Contains("byte 90: values: truncated"));
@@ -149,10 +191,58 @@ TEST_CASE("MACKO file reader: corruptions are Errors naming file, byte offset an
   };
   const std::size_t ptr_at = good.size() - 12;  // row_ptr: 3 x 4 bytes at the end
   CHECK_THROWS_WITH(parse(rechecksum(with(ptr_at + 8, 4, 4))), Contains("row_ptr[rows] = 4 differs from emitted"));
-  CHECK_THROWS_WITH(parse(rechecksum(with(ptr_at, 1, 4))), Contains("arrays: row_ptr[0] = 1"));
-  CHECK_THROWS_WITH(parse(rechecksum(with(32, 2, 8))), Contains("arrays: header nnz 2 differs"));
+  CHECK_THROWS_WITH(parse(rechecksum(with(ptr_at, 1, 4))), Contains("byte 100: row_ptr: row_ptr[0] = 1, expected 0"));
+  CHECK_THROWS_WITH(parse(rechecksum(with(32, 2, 8))), Contains("byte 16: header: header nnz 2 differs"));
   CHECK_THROWS_WITH(parse(rechecksum(with(80 + 8 * 2 + 3, 0xff, 1))), Contains("decodes to column"));  // delta byte
   CHECK_THROWS_WITH(io::read_macko_file("/nonexistent/f.macko"), Contains("/nonexistent/f.macko: cannot open"));
+  // A row pointer past the end is caught before any row is walked (it once sent the walk gigabytes
+  // past the arrays): row 0 claims [0, 2^32 - 16), row 1 ends at emitted.
+  CHECK_THROWS_WITH(parse(rechecksum(with(ptr_at + 4, 0xfffffff0u, 4))),
+                    Contains("byte 104: row_ptr: row_ptr[1] = 4294967280 lies past row_ptr[rows] = 8"));
+  CHECK_THROWS_WITH(parse(rechecksum(with(ptr_at + 4, 9, 4))), Contains("row_ptr[1] = 9 lies past row_ptr[rows] = 8"));
+}
+
+TEST_CASE("MACKO file reader: a header claiming huge arrays fails fast, before allocating them") {
+  // A valid header for 2^40 rows and 2^40 stored elements, with (almost) no payload behind it.
+  ws_prop("huge claims", 200, [] {
+    SparseRows<float> m;
+    m.cols = 8;
+    m.push(0, 1.0f);
+    m.end_row();
+    auto b = io::serialize_macko(encode_macko(m));
+    const auto rows = *rc::gen::inRange<std::uint64_t>(std::uint64_t{1} << 20, std::uint64_t{1} << 40).as("rows");
+    const auto emitted = *rc::gen::inRange<std::uint64_t>(std::uint64_t{1} << 20, std::uint64_t{1} << 40).as("emitted");
+    const std::uint64_t padded = (emitted + 7) / 8 * 8;
+    const std::uint64_t fields[] = {rows, 8, 1, emitted, padded, padded / 2, rows + 1};
+    std::memcpy(b.data() + 16, fields, sizeof fields);
+    b[14] = 8;  // 64-bit row pointers, as such counts need
+    const bool with_size = *rc::gen::arbitrary<bool>().as("file size known");
+    std::istringstream in(std::string(b.begin(), b.end()));
+    const MemoryBudget budget{std::uint64_t{64} << 20, "test"};
+    try {
+      io::read_macko(in, "huge.macko", with_size ? std::optional<std::uint64_t>(b.size()) : std::nullopt, budget);
+      RC_FAIL("accepted a header promising more than the file holds");
+    } catch (const Error& e) {
+      const std::string w = e.what();
+      RC_ASSERT(w.rfind("huge.macko: ", 0) == 0);
+      // Either the size is known (truncated: named before reading) or the budget refuses the claim.
+      RC_ASSERT((w.find("truncated") != std::string::npos || w.find("above the memory budget") != std::string::npos));
+    }
+  });
+}
+
+TEST_CASE("MACKO file reader reads a stream once: the same matrix from a file and from a pipe-like stream") {
+  SparseRows<half> m;
+  m.cols = 300;
+  for (int r = 0; r < 5; ++r) {
+    for (int c = r; c < 300; c += 37 + r) m.push(c, half(float(c - r)));
+    m.end_row();
+  }
+  const auto bytes = io::serialize_macko(encode_macko(m));
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  const auto a = io::read_macko(in, "pipe", std::nullopt);
+  const auto b = io::parse_macko(bytes, "file");
+  CHECK(io::serialize_macko(a) == io::serialize_macko(b));
 }
 
 TEST_CASE("MACKO file reader never crashes on random corruption") {

@@ -17,17 +17,21 @@
 //       72    8 checksum         FNV-1a 64 over bytes [0, 72) and the whole payload
 //       80      payload          values (values_count * value bytes), deltas, row_ptr
 //
-// The reader checks, in order: the header is complete; magic, version, codes and reserved byte;
-// the lengths agree with each other and with the file size (truncated or trailing bytes); the
-// checksum; row_ptr[rows] == emitted; then Macko<T>::validate(). Every message names the file,
-// the byte offset and the field.
+// The reader checks, in order: the magic; the header is complete; version, codes and reserved
+// byte; the lengths agree with each other and with the file size when it is known (truncated or
+// trailing bytes); the arrays fit the memory budget; then it reads the arrays straight from the
+// stream (a pipe works as a file does): truncation, trailing bytes, the checksum, row_ptr[rows] ==
+// emitted, and Macko<T>::find_fault(). Every message names the file, the byte offset and the field.
 #pragma once
 #include <cstdint>
+#include <istream>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "reference/common/memory_budget.hpp"
 #include "reference/macko/macko_format.hpp"
 
 namespace warpsparse::io {
@@ -46,14 +50,16 @@ template <class T>
 std::vector<std::uint8_t> serialize_macko(const Macko<T>& m);
 std::vector<std::uint8_t> serialize_macko(const AnyMacko& m);
 
-// `name` is used in messages.
-AnyMacko parse_macko(std::span<const std::uint8_t> bytes, const std::string& name);
+// `name` is used in messages; `size`, when known, lets a truncated file be named before its arrays
+// are read.
+AnyMacko read_macko(std::istream& in, const std::string& name, std::optional<std::uint64_t> size,
+                    const MemoryBudget& budget = MemoryBudget::default_budget());
+AnyMacko parse_macko(std::span<const std::uint8_t> bytes, const std::string& name,
+                     const MemoryBudget& budget = MemoryBudget::default_budget());
 
+// Writes the header and the arrays as they are (no copy of the file in memory).
 void write_macko_file(const std::string& path, const AnyMacko& m);
-AnyMacko read_macko_file(const std::string& path);
-
-// True when the file starts with kMackoMagic.
-bool looks_like_macko(const std::string& path);
+AnyMacko read_macko_file(const std::string& path, const MemoryBudget& budget = MemoryBudget::default_budget());
 
 ValueType value_type_of(const AnyMacko& m);
 

@@ -11,6 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "reference/common/parse_number.hpp"
+#include "reference/io/input.hpp"
+
 namespace warpsparse::io {
 
 namespace {
@@ -40,13 +43,21 @@ bool blank(std::string_view line) {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
-// Reads lines and keeps the line number for messages.
+// A token as messages quote it: whole when short, its start and length otherwise.
+std::string show(std::string_view tok) {
+  if (tok.size() <= 40) return std::string(tok);
+  return fmt::format("{}... ({} bytes)", tok.substr(0, 32), tok.size());
+}
+
+// Reads lines and keeps the line number for messages. A line is at most kMaxLine bytes, so a file
+// without line breaks cannot make the reader hold more than that.
 class LineReader {
  public:
+  static constexpr std::size_t kMaxLine = std::size_t{1} << 20;
   LineReader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {}
   // Next non-blank line (comments too when skip_comments); false at end of input.
   bool next(bool skip_comments) {
-    while (std::getline(in_, line_)) {
+    while (read_line()) {
       ++number_;
       if (blank(line_)) continue;
       if (skip_comments && line_[0] == '%') continue;
@@ -63,6 +74,28 @@ class LineReader {
   const std::string& name() const { return name_; }
 
  private:
+  bool read_line() {
+    line_.clear();
+    int c = 0;
+    bool any = false;
+    while ((c = in_.get()) != std::char_traits<char>::eof()) {
+      any = true;
+      if (c == '\n') break;
+      if (line_.size() == kMaxLine) {
+        ++number_;
+        fail(fmt::format("line longer than {} bytes", kMaxLine));
+      }
+      line_ += static_cast<char>(c);
+    }
+    // A carriage return anywhere but at the end: a file with CR-only (classic Mac) line endings.
+    const auto cr = line_.find('\r');
+    if (cr != std::string::npos && cr + 1 < line_.size()) {
+      ++number_;
+      fail("CR line endings (classic Mac) are not supported: convert the file to LF or CRLF line endings");
+    }
+    return any;
+  }
+
   std::istream& in_;
   std::string name_;
   std::string line_;
@@ -70,44 +103,47 @@ class LineReader {
 };
 
 std::int64_t parse_int(const LineReader& lr, std::string_view tok, const char* field) {
-  if (!tok.empty() && tok[0] == '+') tok.remove_prefix(1);
+  std::string_view digits = tok;
+  if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
   std::int64_t v = 0;
-  const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (ec == std::errc::result_out_of_range)
-    lr.fail(fmt::format("{} '{}' does not fit in 64 bits", field, tok));
-  if (ec != std::errc() || p != tok.data() + tok.size())
-    lr.fail(fmt::format("{} '{}' is not an integer", field, tok));
+    lr.fail(fmt::format("{} '{}' does not fit in 64 bits", field, show(tok)));
+  if (ec != std::errc() || p != digits.data() + digits.size() || digits.empty())
+    lr.fail(fmt::format("{} '{}' is not an integer", field, show(tok)));
   return v;
 }
 
 template <class T>
 T parse_value(const LineReader& lr, std::string_view tok, bool integer_field) {
-  if (!tok.empty() && tok[0] == '+') tok.remove_prefix(1);
+  const auto number = to_number(tok);
+  if (!number) lr.fail(fmt::format("value '{}' is not a number", show(tok)));
+  const double d = *number;
   if constexpr (std::is_same_v<T, std::int8_t>) {
-    double d = 0;
-    const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
-    if (ec != std::errc() || p != tok.data() + tok.size()) lr.fail(fmt::format("value '{}' is not a number", tok));
-    if (!(d == std::nearbyint(d) && d >= -128 && d <= 127))
-      lr.fail(fmt::format("value '{}' is not an integer in [-128, 127] (int8)", tok));
+    if (std::isinf(d) || (d == std::nearbyint(d) && (d < -128 || d > 127)))
+      lr.fail(fmt::format("value '{}' is out of the int8 range [-128, 127]", show(tok)));
+    if (d != std::nearbyint(d)) lr.fail(fmt::format("value '{}' is not an integer in [-128, 127] (int8)", show(tok)));
     return static_cast<std::int8_t>(d);
   } else {
-    if (integer_field) {
-      (void)parse_int(lr, tok, "integer value");
-    }
-    // from_chars rounds the decimal correctly to fp32 (and accepts nan, inf, infinity);
-    // out-of-range magnitudes saturate to +-inf or flush to +-0 as IEEE rounding would.
+    if (integer_field) (void)parse_int(lr, tok, "integer value");
+    // Rounded once, from the decimal to fp32 (through a double it could round twice); magnitudes
+    // beyond fp32 saturate to +-inf or flush to +-0 as IEEE rounding does.
+    const std::string_view num = tok.substr(!tok.empty() && tok[0] == '+' ? 1 : 0);
     float f = 0;
-    const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), f);
-    if (ec == std::errc::result_out_of_range) {
-      double d = 0;
-      std::from_chars(tok.data(), tok.data() + tok.size(), d);
-      f = static_cast<float>(d);
-    } else if (ec != std::errc() || p != tok.data() + tok.size()) {
-      lr.fail(fmt::format("value '{}' is not a number", tok));
-    }
+    const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), f);
+    if (ec != std::errc() || p != num.data() + num.size()) f = static_cast<float>(d);
     return from_float<T>(f);
   }
 }
+
+// One stored entry as read, with its line for the duplicate message.
+template <class T>
+struct Entry {
+  std::int64_t r;
+  std::int32_t c;
+  T v;
+  std::int64_t line;
+};
 
 struct Header {
   bool coordinate = true;
@@ -121,17 +157,17 @@ Header parse_banner(LineReader& lr) {
   if (t.empty() || lower(t[0]) != "%%matrixmarket")
     lr.fail("bad header: the first line must start with %%MatrixMarket");
   if (t.size() != 5) lr.fail("bad header: expected '%%MatrixMarket matrix <format> <field> <symmetry>'");
-  if (lower(t[1]) != "matrix") lr.fail(fmt::format("bad header: object '{}' is not supported (only 'matrix')", t[1]));
+  if (lower(t[1]) != "matrix") lr.fail(fmt::format("bad header: object '{}' is not supported (only 'matrix')", show(t[1])));
   Header h;
   const std::string format = lower(t[2]), field = lower(t[3]), sym = lower(t[4]);
   if (format == "array") h.coordinate = false;
-  else if (format != "coordinate") lr.fail(fmt::format("bad header: format '{}' (expected coordinate or array)", t[2]));
+  else if (format != "coordinate") lr.fail(fmt::format("bad header: format '{}' (expected coordinate or array)", show(t[2])));
   if (field == "pattern") h.pattern = true;
   else if (field == "integer") h.integer = true;
   else if (field != "real")
-    lr.fail(fmt::format("bad header: field '{}' is not supported (real, integer or pattern)", t[3]));
+    lr.fail(fmt::format("bad header: field '{}' is not supported (real, integer or pattern)", show(t[3])));
   if (sym != "general")
-    lr.fail(fmt::format("bad header: symmetry '{}' is not supported (only general)", t[4]));
+    lr.fail(fmt::format("bad header: symmetry '{}' is not supported (only general)", show(t[4])));
   if (h.pattern && !h.coordinate) lr.fail("bad header: 'array pattern' is not a valid combination");
   return h;
 }
@@ -139,7 +175,8 @@ Header parse_banner(LineReader& lr) {
 }  // namespace
 
 template <class T>
-SparseRows<T> read_matrix_market(std::istream& in, const std::string& name, const MatrixMarketLimits& limits) {
+SparseRows<T> read_matrix_market(std::istream& in, const std::string& name, const MatrixMarketLimits& limits,
+                                 const MemoryBudget& budget) {
   LineReader lr(in, name);
   const Header h = parse_banner(lr);
   if (!lr.next(true)) lr.fail("truncated: no size line after the header");
@@ -164,8 +201,11 @@ SparseRows<T> read_matrix_market(std::istream& in, const std::string& name, cons
     const std::int64_t entries = parse_int(lr, st[2], "entries");
     if (entries < 0 || entries > dense)
       lr.fail(fmt::format("entries = {} is not in [0, rows*cols = {}]", entries, dense));
-    struct Entry { std::int64_t r; std::int32_t c; T v; std::int64_t line; };
-    std::vector<Entry> e;
+    // The entries as read, then the rows they make: decided from the header before reading.
+    budget.require(sat_add(sat_mul(static_cast<std::uint64_t>(entries), sizeof(Entry<T>) + sizeof(T) + 4),
+                           sat_mul(static_cast<std::uint64_t>(rows) + 1, 8)),
+                   fmt::format("{}:{}: a {} x {} matrix of {} entries", name, lr.number(), rows, cols, entries));
+    std::vector<Entry<T>> e;
     e.reserve(static_cast<std::size_t>(std::min<std::int64_t>(entries, 1 << 20)));
     const std::size_t per = h.pattern ? 2 : 3;
     for (std::int64_t k = 0; k < entries; ++k) {
@@ -183,7 +223,7 @@ SparseRows<T> read_matrix_market(std::istream& in, const std::string& name, cons
       e.push_back({i - 1, static_cast<std::int32_t>(j - 1), v, lr.number()});
     }
     if (lr.next(true)) lr.fail(fmt::format("unexpected data after the {} declared entries", entries));
-    std::stable_sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
+    std::stable_sort(e.begin(), e.end(), [](const Entry<T>& a, const Entry<T>& b) {
       return a.r != b.r ? a.r < b.r : a.c < b.c;
     });
     for (std::size_t k = 1; k < e.size(); ++k)
@@ -200,28 +240,40 @@ SparseRows<T> read_matrix_market(std::istream& in, const std::string& name, cons
     if (dense > limits.max_dense_elements)
       lr.fail(fmt::format("array shape {}x{} has {} elements, above the limit {}", rows, cols, dense,
                           limits.max_dense_elements));
-    std::vector<T> d;  // row-major
-    d.resize(static_cast<std::size_t>(dense), from_float<T>(0.0f));
+    // Column-major values, kept only where nonzero, so memory follows what the file holds, not the
+    // shape its header claims.
+    std::vector<Entry<T>> e;
     for (std::int64_t k = 0; k < dense; ++k) {
       if (!lr.next(true))
         lr.fail(fmt::format("truncated: expected {} values, the file ends after {}", dense, k));
       const auto t = tokens(lr.line(), 1);
       if (t.size() != 1) lr.fail(fmt::format("bad value line: expected 1 field, got {}", t.size()));
-      const std::int64_t r = k % rows, c = k / rows;  // column-major
-      d[static_cast<std::size_t>(r * cols + c)] = parse_value<T>(lr, t[0], h.integer);
+      const T v = parse_value<T>(lr, t[0], h.integer);
+      if (is_zero(v)) continue;
+      if (e.size() == e.capacity())
+        budget.require(sat_add(sat_mul(2 * e.size() + 1, sizeof(Entry<T>) + sizeof(T) + 4), sat_mul(static_cast<std::uint64_t>(rows) + 1, 8)),
+                       fmt::format("{}:{}: the nonzeros of a {} x {} array", name, lr.number(), rows, cols));
+      e.push_back({k % rows, static_cast<std::int32_t>(k / rows), v, lr.number()});
     }
     if (lr.next(true)) lr.fail(fmt::format("unexpected data after the {} declared values", dense));
-    m = SparseRows<T>::from_dense(rows, cols, d);
+    std::stable_sort(e.begin(), e.end(), [](const Entry<T>& a, const Entry<T>& b) {
+      return a.r != b.r ? a.r < b.r : a.c < b.c;
+    });
+    std::size_t k = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (; k < e.size() && e[k].r == r; ++k) m.push(e[k].c, e[k].v);
+      m.end_row();
+    }
   }
   m.validate();
   return m;
 }
 
 template <class T>
-SparseRows<T> read_matrix_market_file(const std::string& path, const MatrixMarketLimits& limits) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("{}: cannot open for reading", path));
-  return read_matrix_market<T>(f, path, limits);
+SparseRows<T> read_matrix_market_file(const std::string& path, const MatrixMarketLimits& limits,
+                                      const MemoryBudget& budget) {
+  Input in = open_input(path);
+  return read_matrix_market<T>(*in.stream, in.name, limits, budget);
 }
 
 namespace {
@@ -259,16 +311,11 @@ void write_matrix_market_file(const std::string& path, const SparseRows<T>& m) {
   if (!f) throw Error(fmt::format("{}: write failed", path));
 }
 
-bool looks_like_matrix_market(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  char buf[14] = {};
-  f.read(buf, sizeof buf);
-  return f.gcount() == 14 && lower(std::string_view(buf, 14)) == "%%matrixmarket";
-}
-
-#define WS_INSTANTIATE(T)                                                                              \
-  template SparseRows<T> read_matrix_market<T>(std::istream&, const std::string&, const MatrixMarketLimits&); \
-  template SparseRows<T> read_matrix_market_file<T>(const std::string&, const MatrixMarketLimits&);          \
+#define WS_INSTANTIATE(T)                                                                                   \
+  template SparseRows<T> read_matrix_market<T>(std::istream&, const std::string&, const MatrixMarketLimits&,      \
+                                               const MemoryBudget&);                                             \
+  template SparseRows<T> read_matrix_market_file<T>(const std::string&, const MatrixMarketLimits&,               \
+                                                    const MemoryBudget&);                                        \
   template void write_matrix_market<T>(std::ostream&, const SparseRows<T>&);                                 \
   template void write_matrix_market_file<T>(const std::string&, const SparseRows<T>&);
 WS_INSTANTIATE(half)

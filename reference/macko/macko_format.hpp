@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,17 @@ struct MackoParams {
   bool align_rows = false;
 };
 
+// Where a MACKO matrix breaks an invariant: the array and the index in it (an element of values or
+// deltas, a row pointer), so that a file reader can name the byte.
+struct MackoFault {
+  enum class Array { shape, values, deltas, row_ptr } array;
+  std::int64_t index;
+  std::string what;
+};
+
 template <class T>
 struct Macko {
+  using value_type = T;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   int delta_bits = 4;
@@ -76,8 +86,14 @@ struct Macko {
     return dense == 0 ? 0.0 : static_cast<double>(storage_bytes()) / dense;
   }
 
-  // Checks every structural invariant the kernels rely on; throws Error naming the field.
-  void validate() const;
+  // The first broken structural invariant the kernels rely on, or none. Every offset and length is
+  // checked against the arrays before any row is walked, and a row's walk stops at its own row
+  // pointers, so a broken matrix is never read out of bounds.
+  std::optional<MackoFault> find_fault() const;
+  // Throws Error with find_fault()'s message.
+  void validate() const {
+    if (const auto f = find_fault()) throw Error(f->what);
+  }
 };
 
 namespace macko_detail {
@@ -124,6 +140,38 @@ void align_row(std::vector<T>& values, std::vector<std::uint8_t>& skips, std::in
 }
 }  // namespace macko_detail
 
+// What encode_macko(m, p) will store, computed from the rows' gaps without encoding: the emitted
+// elements (at most: align_rows adds up to align_unit - 1 per row where it can), the padded
+// length, and the bytes of the arrays and of the encoder's working copies.
+struct MackoSize {
+  std::int64_t emitted = 0, padded = 0;
+  std::uint64_t array_bytes = 0;  // values, deltas and row pointers as stored
+  std::uint64_t encode_bytes = 0;  // what encode_macko holds at its peak
+};
+template <class T>
+MackoSize macko_size(const SparseRows<T>& m, const MackoParams& p = {}) {
+  require(macko::valid_delta_bits(p.delta_bits), "delta bits must be 1, 2, 4 or 8, got " + std::to_string(p.delta_bits));
+  const int db = p.delta_bits;
+  MackoSize s;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    std::int64_t prev = -1, row = 0;
+    for (std::int64_t k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k) {
+      if (is_zero(m.val[k])) continue;
+      row += macko::pads_for_gap(m.col[k] - prev - 1, db) + 1;
+      prev = m.col[k];
+    }
+    if (p.emit_trailing_padding) row += macko::pads_for_gap(m.cols - prev - 1, db);
+    if (p.align_rows) row += macko::align_unit(db) - 1;
+    s.emitted += row;
+  }
+  s.padded = macko::padded_length(s.emitted, db);
+  const auto padded = static_cast<std::uint64_t>(s.padded);
+  s.array_bytes = padded * sizeof(T) + static_cast<std::uint64_t>(macko::delta_bytes(s.padded, db)) +
+                  static_cast<std::uint64_t>(m.rows + 1) * (padded > UINT32_MAX ? 8 : 4);
+  s.encode_bytes = s.array_bytes + padded + static_cast<std::uint64_t>(m.rows + 1) * 8;  // skips, 64-bit pointers
+  return s;
+}
+
 template <class T>
 Macko<T> encode_macko(const SparseRows<T>& m, const MackoParams& p = {}) {
   require(macko::valid_delta_bits(p.delta_bits),
@@ -147,7 +195,7 @@ Macko<T> encode_macko(const SparseRows<T>& m, const MackoParams& p = {}) {
   for (std::int64_t r = 0; r < m.rows; ++r) {
     std::int64_t prev = -1;  // the row starts before column 0
     auto emit_run_to = [&](std::int64_t c) {  // pad until column c is reachable from prev
-      while (c - prev - 1 > macko::max_skip(db)) {
+      for (std::int64_t k = macko::pads_for_gap(c - prev - 1, db); k > 0; --k) {
         prev += step;
         out.values.push_back(zero);
         skips.push_back(static_cast<std::uint8_t>(macko::max_skip(db)));
@@ -162,13 +210,7 @@ Macko<T> encode_macko(const SparseRows<T>& m, const MackoParams& p = {}) {
       prev = c;
       ++out.nnz;
     }
-    if (p.emit_trailing_padding) {
-      while (m.cols - prev - 1 > macko::max_skip(db)) {
-        prev += step;
-        out.values.push_back(zero);
-        skips.push_back(static_cast<std::uint8_t>(macko::max_skip(db)));
-      }
-    }
+    if (p.emit_trailing_padding) emit_run_to(m.cols);
     if (p.align_rows) macko_detail::align_row(out.values, skips, static_cast<std::int64_t>(ptr.back()), m.cols, db, zero);
     ptr.push_back(out.values.size());
   }
@@ -192,38 +234,53 @@ Macko<T> encode_macko(const SparseRows<T>& m, const MackoParams& p = {}) {
 }
 
 template <class T>
-void Macko<T>::validate() const {
-  require(macko::valid_delta_bits(delta_bits), "delta_bits = " + std::to_string(delta_bits) + " is not 1, 2, 4 or 8");
-  require(rows >= 0 && cols >= 0 && cols <= kMaxCols,
-          "bad shape " + std::to_string(rows) + "x" + std::to_string(cols));
-  require(row_ptr.size() == rows + 1, "row_ptr has " + std::to_string(row_ptr.size()) +
-                                          " entries, expected rows + 1 = " + std::to_string(rows + 1));
-  require(row_ptr[0] == 0, "row_ptr[0] = " + std::to_string(row_ptr[0]) + ", expected 0");
-  require(row_ptr.wide || padded_length() <= static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()),
-          "32-bit row pointers cannot address " + std::to_string(padded_length()) + " elements");
-  require(padded_length() == macko::padded_length(emitted(), delta_bits),
-          "values has " + std::to_string(padded_length()) + " elements, expected " +
-              std::to_string(macko::padded_length(emitted(), delta_bits)) + " for " +
-              std::to_string(emitted()) + " emitted elements");
-  require(static_cast<std::int64_t>(deltas.size()) == macko::delta_bytes(padded_length(), delta_bits),
-          "deltas has " + std::to_string(deltas.size()) + " bytes, expected " +
-              std::to_string(macko::delta_bytes(padded_length(), delta_bits)));
+std::optional<MackoFault> Macko<T>::find_fault() const {
+  using A = MackoFault::Array;
+  auto fault = [](A array, std::int64_t index, std::string what) { return MackoFault{array, index, std::move(what)}; };
+  if (!macko::valid_delta_bits(delta_bits))
+    return fault(A::shape, 0, "delta_bits = " + std::to_string(delta_bits) + " is not 1, 2, 4 or 8");
+  if (rows < 0 || cols < 0 || cols > kMaxCols)
+    return fault(A::shape, 0, "bad shape " + std::to_string(rows) + "x" + std::to_string(cols));
+  if (row_ptr.size() != rows + 1)
+    return fault(A::row_ptr, 0, "row_ptr has " + std::to_string(row_ptr.size()) + " entries, expected rows + 1 = " +
+                                    std::to_string(rows + 1));
+  if (row_ptr[0] != 0) return fault(A::row_ptr, 0, "row_ptr[0] = " + std::to_string(row_ptr[0]) + ", expected 0");
+  // Row pointers first: non-decreasing, so every one lies in [0, row_ptr[rows]] = [0, emitted].
+  // NOTE: hot loops test first and build the message only on failure (this runs over every row and
+  // element of matrices with ~10^9 entries in the benchmarks).
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (row_ptr[r + 1] > row_ptr[rows])
+      return fault(A::row_ptr, r + 1, "row_ptr[" + std::to_string(r + 1) + "] = " + std::to_string(row_ptr[r + 1]) +
+                                          " lies past row_ptr[rows] = " + std::to_string(row_ptr[rows]));
+    if (row_ptr[r] > row_ptr[r + 1])
+      return fault(A::row_ptr, r + 1, "row_ptr[" + std::to_string(r + 1) + "] = " + std::to_string(row_ptr[r + 1]) +
+                                          " is below row_ptr[" + std::to_string(r) + "] = " + std::to_string(row_ptr[r]));
+  }
+  if (!row_ptr.wide && padded_length() > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()))
+    return fault(A::row_ptr, 0, "32-bit row pointers cannot address " + std::to_string(padded_length()) + " elements");
+  if (padded_length() != macko::padded_length(emitted(), delta_bits))
+    return fault(A::values, padded_length(),
+                 "values has " + std::to_string(padded_length()) + " elements, expected " +
+                     std::to_string(macko::padded_length(emitted(), delta_bits)) + " for " + std::to_string(emitted()) +
+                     " emitted elements (row_ptr[rows])");
+  if (static_cast<std::int64_t>(deltas.size()) != macko::delta_bytes(padded_length(), delta_bits))
+    return fault(A::deltas, 0, "deltas has " + std::to_string(deltas.size()) + " bytes, expected " +
+                                   std::to_string(macko::delta_bytes(padded_length(), delta_bits)));
   std::int64_t nonzero = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t b = row_ptr[r], e = row_ptr[r + 1];
-    // NOTE: hot loops test first and build the message only on failure (validate runs over
-    // every element of matrices with ~10^9 entries in the benchmarks).
-    if (b > e) throw Error("row_ptr decreases at row " + std::to_string(r));
     std::int64_t c = -1;
-    for (std::int64_t k = b; k < e; ++k) {
+    for (std::int64_t k = row_ptr[r], e = row_ptr[r + 1]; k < e; ++k) {
       c += std::int64_t{delta(k)} + 1;
-      if (c >= cols) throw Error("row " + std::to_string(r) + ": element " + std::to_string(k) +
-                            " decodes to column " + std::to_string(c) + " >= cols " + std::to_string(cols));
+      if (c >= cols)
+        return fault(A::deltas, k, "row " + std::to_string(r) + ": element " + std::to_string(k) + " decodes to column " +
+                                       std::to_string(c) + " >= cols " + std::to_string(cols));
       if (!is_zero(values[k])) ++nonzero;
     }
   }
-  require(nonzero == nnz, "header nnz " + std::to_string(nnz) + " differs from the " +
-                              std::to_string(nonzero) + " nonzero values stored");
+  if (nonzero != nnz)
+    return fault(A::shape, 0, "header nnz " + std::to_string(nnz) + " differs from the " + std::to_string(nonzero) +
+                                  " nonzero values stored");
+  return std::nullopt;
 }
 
 // Split-base table of Schedule::row_splits: entry k is the column of the last element before

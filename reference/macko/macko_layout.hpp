@@ -28,6 +28,9 @@ WS_HD constexpr bool valid_value_bits(int vb) { return vb == 8 || vb == 16 || vb
 
 // Largest number of zero columns one delta can skip.
 WS_HD constexpr int max_skip(int db) { return (1 << db) - 1; }
+// Padding elements a run of `gap` zero columns needs in front of the element that ends it: one
+// after every max_skip(db) skipped columns (each padding element takes a column of the run itself).
+WS_HD constexpr std::int64_t pads_for_gap(std::int64_t gap, int db) { return gap / (std::int64_t{max_skip(db)} + 1); }
 WS_HD constexpr int deltas_per_byte(int db) { return 8 / db; }
 
 // Steps that share one 32-bit delta word per lane. For b_Δ = 4 a lane's 8 deltas are exactly one

@@ -1,7 +1,10 @@
 // Compares a model's (or kernel's) SpMV output with the double oracle row by row, against the
 // forward error bound of SpmvBound for that row's accumulation chain. Shared by the property
 // tests and `warpsparse verify` so both judge a result by the same rule:
-//  - oracle finite: the output is finite and |y - oracle| <= bound(row);
+//  - oracle finite: the output is finite and |y - oracle| <= bound(row), or it overflowed where
+//    fp32 arithmetic may: +-Inf or NaN when a partial sum of the chain can pass FLT_MAX (then
+//    signs and the order of overflows are the arithmetic's), the oracle's infinity when only the
+//    conversion to the output type can (|oracle| + bound reaches its largest finite value);
 //  - oracle NaN: the output is NaN; oracle +-Inf: the output is the same infinity.
 // The bound of row r is SpmvBound::bound<TY>(chain(r), |alpha| sum|a x| + |beta y_old|, |oracle|,
 // terms), which includes the output conversion's relative and absolute (subnormal) error.
@@ -19,8 +22,9 @@
 namespace warpsparse {
 
 struct SpmvCheck {
-  double max_error = 0;        // over rows with a finite oracle
-  double max_bound_ratio = 0;  // max over rows of error / bound
+  double max_error = 0;        // over rows with a finite oracle and a finite output
+  double max_bound_ratio = 0;  // max over those rows of error / bound
+  std::int64_t overflows = 0;  // rows whose output overflowed where the arithmetic may
   std::int64_t failures = 0;
   std::string first_failure;  // empty when every row passed
   bool ok() const { return failures == 0; }
@@ -41,20 +45,27 @@ SpmvCheck check_spmv(const SparseRows<T>& a, std::span<const TX> x, std::span<co
     } else if (std::isinf(w)) {
       if (got != w) bad = "expected " + std::string(w > 0 ? "+inf" : "-inf");
     } else {
-      double abs_sum = 0;
+      double products = 0;
       for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-        abs_sum += std::abs(double(to_float(a.val[k])) * double(to_float(x[a.col[k]])));
-      abs_sum *= std::abs(double(alpha));
+        products += std::abs(double(to_float(a.val[k])) * double(to_float(x[a.col[k]])));
+      double abs_sum = products * std::abs(double(alpha));
       if (beta != 0.0f) abs_sum += std::abs(double(beta) * double(to_float(y_old[r])));
       const std::int64_t terms = a.row_ptr[r + 1] - a.row_ptr[r];
-      const double bound =
-          b.template bound<TY>(chain_of_row(r), abs_sum, std::abs(w), terms);
+      const std::int64_t chain = chain_of_row(r);
+      const double bound = b.template bound<TY>(chain, abs_sum, std::abs(w), terms);
       const double err = std::abs(got - w);
       if (std::isfinite(got)) {
         c.max_error = std::max(c.max_error, err);
         c.max_bound_ratio = std::max(c.max_bound_ratio, bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0));
+        if (!(err <= bound)) bad = "error " + std::to_string(err) + " exceeds bound " + std::to_string(bound);
+      } else {
+        const double partial_max = (1 + b.gamma(chain + 2)) * std::max(products, abs_sum);
+        const bool fp32_may = partial_max >= double(std::numeric_limits<float>::max());
+        const bool output_may = std::abs(w) + bound >= double(to_float(std::numeric_limits<TY>::max()));
+        if (fp32_may || (output_may && got == (w > 0 ? INFINITY : -INFINITY))) ++c.overflows;
+        else bad = "got a non-finite value where fp32 arithmetic cannot overflow (the bound allows at most " +
+                   std::to_string(std::abs(w) + bound) + ")";
       }
-      if (!(err <= bound)) bad = "error " + std::to_string(err) + " exceeds bound " + std::to_string(bound);
     }
     if (!bad.empty()) {
       if (c.failures == 0)
