@@ -6,6 +6,7 @@
 
 #include "reference/common/error.hpp"
 #include "reference/macko/macko_layout.hpp"
+#include "reference/sparse/sparse_rows.hpp"
 
 namespace warpsparse::analysis {
 
@@ -32,6 +33,11 @@ void StorageConfig::validate() const {
   require(macko::valid_value_bits(value_bits), "value bits must be 8, 16 or 32, got " + std::to_string(value_bits));
   require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8, got " + std::to_string(delta_bits));
   require(shape.rows >= 0 && shape.cols >= 0, "negative shape");
+  // The exact padding model sums over a row's columns: bounding the width by what a MACKO column
+  // index can address also bounds its time (seconds at the limit).
+  require(shape.cols <= kMaxCols, "cols = " + std::to_string(shape.cols) +
+                                      " exceeds 2^31 - 1, the widest row a MACKO column index addresses");
+  require(shape.rows <= kMaxCols, "rows = " + std::to_string(shape.rows) + " exceeds 2^31 - 1");
   require(tile_rows > 0 && tile_cols > 0, "Tiled-CSL tiles must be non-empty");
 }
 

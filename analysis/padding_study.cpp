@@ -18,13 +18,20 @@ namespace warpsparse::analysis {
 
 namespace {
 
+// Sums of squares reach rows x cols^2 (2^93 at the shape limits): 128-bit integers keep them exact.
+__extension__ using Wide = __int128;
+
 // Integer sums of one chunk: exact, so merging order cannot change a bit.
 struct ChunkSums {
   std::int64_t rows = 0, nnz = 0, padding = 0;
-  std::int64_t pad_sq = 0;      // Σ P_r²
-  std::int64_t emit_sq = 0;     // Σ (k_r + P_r)²
+  Wide pad_sq = 0;   // Σ P_r²
+  Wide emit_sq = 0;  // Σ (k_r + P_r)²
   double seconds = 0;
 };
+
+// Elements a chunk of one density holds at most, generated (a little above the density, as
+// run_chunk reserves) and encoded.
+double generated_fraction(double density) { return std::min(1.0, density * 1.1 + 0.01); }
 
 template <class T>
 ChunkSums run_chunk(const StudyConfig& cfg, double density, std::int64_t r0, std::int64_t r1) {
@@ -36,7 +43,7 @@ ChunkSums run_chunk(const StudyConfig& cfg, double density, std::int64_t r0, std
   SparseRows<T> m;
   m.cols = cfg.cols;
   m.row_ptr.reserve(static_cast<std::size_t>(r1 - r0) + 1);
-  const std::size_t guess = static_cast<std::size_t>(double(r1 - r0) * double(cfg.cols) * std::min(1.0, density * 1.1 + 0.01));
+  const std::size_t guess = static_cast<std::size_t>(double(r1 - r0) * double(cfg.cols) * generated_fraction(density));
   m.col.reserve(guess);
   m.val.reserve(guess);
   const T one = from_float<T>(1.0f);
@@ -56,8 +63,8 @@ ChunkSums run_chunk(const StudyConfig& cfg, double density, std::int64_t r0, std
     const std::int64_t pad = e - k;
     s.nnz += k;
     s.padding += pad;
-    s.pad_sq += pad * pad;
-    s.emit_sq += e * e;
+    s.pad_sq += Wide{pad} * pad;
+    s.emit_sq += Wide{e} * e;
   }
   require(s.nnz == enc.nnz, "encoder nnz differs from the generated nonzeros");
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -90,12 +97,29 @@ Interval interval(double sum, double sum_sq, std::int64_t n, double confidence) 
 void StudyConfig::validate() const {
   require(!densities.empty(), "no densities to study");
   for (const double d : densities) require(d >= 0.0 && d <= 1.0, "densities must lie in [0, 1]");
-  require(rows >= 1 && cols >= 1 && cols <= kMaxCols, "bad study shape");
+  require(rows >= 1 && rows <= kMaxCols, "rows = " + std::to_string(rows) + ": a study needs 1 to 2^31 - 1 rows");
+  require(cols >= 1 && cols <= kMaxCols, "cols = " + std::to_string(cols) + ": a study needs 1 to 2^31 - 1 columns");
   require(value_bits == 8 || value_bits == 16 || value_bits == 32, "value bits must be 8, 16 or 32");
   require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
   require(threads >= 1 && threads <= 256, "threads must be 1..256");
   require(chunk_rows >= 1, "chunk_rows must be positive");
   require(confidence > 0.0 && confidence < 1.0, "confidence must lie in (0, 1)");
+}
+
+std::int64_t StudyConfig::rows_per_chunk() const {
+  return std::max<std::int64_t>(1, std::min(chunk_rows, (std::int64_t{1} << 22) / std::max<std::int64_t>(cols, 1)));
+}
+
+std::uint64_t StudyConfig::memory_bytes() const {
+  double dmax = 0;
+  for (const double d : densities) dmax = std::max(dmax, d);
+  const double elems = double(std::min<std::int64_t>(rows_per_chunk(), rows)) * double(cols);
+  const double value = value_bits / 8.0;
+  const double generated = elems * generated_fraction(dmax) * (sizeof(std::int32_t) + value) + double(cols) * 4;
+  const double encoded = elems * (value + 1.0);  // values and (at most a byte of) deltas per emitted element
+  const double items = double(densities.size()) * std::ceil(double(rows) / double(rows_per_chunk()));
+  const double total = double(std::min(threads, 256)) * (generated + encoded) + items * sizeof(ChunkSums);
+  return total >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 std::vector<double> default_densities(int n) {
@@ -106,7 +130,8 @@ std::vector<double> default_densities(int n) {
 
 std::vector<StudyPoint> run_padding_study(const StudyConfig& cfg) {
   cfg.validate();
-  const std::int64_t chunks = (cfg.rows + cfg.chunk_rows - 1) / cfg.chunk_rows;
+  const std::int64_t per_chunk = cfg.rows_per_chunk();
+  const std::int64_t chunks = (cfg.rows + per_chunk - 1) / per_chunk;
   const std::int64_t items = static_cast<std::int64_t>(cfg.densities.size()) * chunks;
   std::vector<ChunkSums> sums(static_cast<std::size_t>(items));
   std::atomic<std::int64_t> next{0}, done{0};
@@ -118,7 +143,7 @@ std::vector<StudyPoint> run_padding_study(const StudyConfig& cfg) {
       const std::int64_t i = next.fetch_add(1);
       if (i >= items || failed.load()) return;
       const double d = cfg.densities[static_cast<std::size_t>(i / chunks)];
-      const std::int64_t r0 = (i % chunks) * cfg.chunk_rows, r1 = std::min(cfg.rows, r0 + cfg.chunk_rows);
+      const std::int64_t r0 = (i % chunks) * per_chunk, r1 = std::min(cfg.rows, r0 + per_chunk);
       try {
         sums[static_cast<std::size_t>(i)] = run_chunk_any(cfg, d, r0, r1);
       } catch (...) {

@@ -29,6 +29,12 @@ struct StudyConfig {
   double confidence = 0.95;        // two-sided level of the intervals
   bool progress = false;           // a progress line on stderr
   void validate() const;
+  // Rows per work item: chunk_rows, fewer for wide rows so that one item stays near 4M elements
+  // (the sums are exact integers, so the split cannot change a result).
+  std::int64_t rows_per_chunk() const;
+  // What a study holds at once, at most: each thread's chunk as generated (indices and values at the
+  // highest density asked for) and as encoded (every column emitted), plus the per-chunk sums.
+  std::uint64_t memory_bytes() const;
 };
 
 struct StudyPoint {

@@ -42,6 +42,7 @@
 #include "bench/matrix_gen.hpp"
 #include "bench/spmv_check.hpp"
 #include "kernels/csr/csr_spmv.hpp"
+#include "reference/common/parse_number.hpp"
 #include "reference/sparse/spmv_common.hpp"
 #include "kernels/common/device_facts.hpp"
 #include "kernels/macko/macko_spmv.hpp"
@@ -116,14 +117,8 @@ std::vector<std::array<std::int64_t, 2>> parse_shapes(const std::string& s) {
 std::vector<double> parse_doubles(const std::string& s) {
   std::vector<double> out;
   for (const auto& item : split_list(s)) {
-    std::size_t used = 0;
-    double v = -1;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    require(used == item.size() && v >= 0.0 && v <= 1.0, "bad density '" + item + "' (expected a number in [0, 1])");
+    const double v = to_number(item).value_or(-1);
+    require(v >= 0.0 && v <= 1.0, "bad density '" + item + "' (expected a number in [0, 1])");
     out.push_back(v);
   }
   return out;

@@ -1,10 +1,12 @@
 // Runs the notebooks and writes an index page linking their reports.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "notebooks_cpp/nb_common.hpp"
+#include "reference/common/error.hpp"
 
 namespace warpsparse::notebooks {
 
@@ -22,7 +24,16 @@ std::vector<std::string> build_all(const Options& o) {
       {5, "Roofline: predicted and measured SpMV time and speedup", roofline},
       {6, "2:4 sparse GEMM: warpsparse kernels vs cuSPARSELt and dense cuBLAS (measured)", sparse24},
   };
-  std::filesystem::create_directories(o.out_dir);
+  // Every option is checked, and the output folder made, before the first notebook spends its time.
+  require(std::isfinite(o.bandwidth) && o.bandwidth > 0,
+          fmt::format("--bandwidth {} is not a positive number of bytes per second", o.bandwidth));
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  require(!ec && std::filesystem::is_directory(o.out_dir), o.out_dir + ": cannot create the output folder" +
+                                                                 (ec ? ": " + ec.message() : std::string()));
+  const std::string probe = (std::filesystem::path(o.out_dir) / ".write-test").string();
+  require(static_cast<bool>(std::ofstream(probe)), o.out_dir + ": cannot write into the output folder");
+  std::filesystem::remove(probe, ec);
   std::vector<std::string> written;
   std::string items;
   for (const auto& e : entries) {

@@ -17,6 +17,8 @@
 #include "analysis/padding_study.hpp"
 #include "notebooks_cpp/notebooks.hpp"
 #include "reference/common/error.hpp"
+#include "reference/common/parse_number.hpp"
+#include "reference/sparse/sparse_rows.hpp"
 #include "tools/warpsparse/commands.hpp"
 
 namespace warpsparse::cli {
@@ -137,15 +139,9 @@ std::vector<double> parse_densities(const std::string& s) {
   std::string tok;
   while (std::getline(ss, tok, ',')) {
     if (tok.empty()) continue;
-    std::size_t pos = 0;
-    double v = 0;
-    try {
-      v = std::stod(tok, &pos);
-    } catch (const std::exception&) {
-      pos = 0;
-    }
-    require(pos == tok.size(), "bad density '" + tok + "' in --densities (expected e.g. 0.1,0.5,0.9)");
-    out.push_back(v);
+    const auto v = to_number(tok);
+    require(v && *v >= 0.0 && *v <= 1.0, "bad density '" + tok + "' in --densities (expected e.g. 0.1,0.5,0.9)");
+    out.push_back(*v);
   }
   require(!out.empty(), "--densities is empty");
   return out;
@@ -157,11 +153,12 @@ void register_analysis_commands(CLI::App& app) {
   // ---- effd ----
   auto eo = std::make_shared<EffdOptions>();
   auto* effd = app.add_subcommand("effd", "effective density of MACKO and the reference formats");
-  effd->add_option("--density,-d", eo->density, "matrix density d = nnz/(R·C)")->check(CLI::Range(0.0, 1.0));
+  effd->add_option("--density,-d", eo->density, "matrix density d = nnz/(R·C)")->check(fraction());
   effd->add_option("--value-bits", eo->value_bits, "bits per value: 8, 16 or 32")->check(CLI::IsMember({8, 16, 32}));
   effd->add_option("--delta-bits", eo->delta_bits, "bits per delta: 1, 2, 4 or 8")->check(CLI::IsMember({1, 2, 4, 8}));
-  effd->add_option("--rows", eo->rows, "rows (with --cols: keep row pointers, alignment, exact padding)");
-  effd->add_option("--cols", eo->cols, "columns");
+  effd->add_option("--rows", eo->rows, "rows (with --cols: keep row pointers, alignment, exact padding)")
+      ->transform(whole(0, kMaxCols));
+  effd->add_option("--cols", eo->cols, "columns")->transform(whole(0, kMaxCols));
   effd->add_flag("--json", eo->json, "machine-readable output");
   effd->add_flag("--table", eo->table, "print the storage table (densities 1.0 … 0.1)");
   effd->add_flag("--crossovers", eo->crossovers, "print the crossover densities and the seeds' claims");
@@ -186,12 +183,12 @@ void register_analysis_commands(CLI::App& app) {
                                          "magnitude_row, magnitude_matrix, magnitude_heavy)");
   pad->add_option("--param", so->pattern.param, "family parameter (0: the family's default)");
   pad->add_option("--densities", *dens, "comma-separated densities (default: 20 from 0.01 to 1.0)");
-  pad->add_option("--rows", so->rows, "rows per matrix")->check(CLI::PositiveNumber);
-  pad->add_option("--cols", so->cols, "columns")->check(CLI::PositiveNumber);
-  pad->add_option("--seed", so->seed, "random seed");
+  pad->add_option("--rows", so->rows, "rows per matrix")->transform(whole(1, kMaxCols));
+  pad->add_option("--cols", so->cols, "columns")->transform(whole(1, kMaxCols));
+  pad->add_option("--seed", so->seed, "random seed")->transform(whole(0, INT64_MAX));
   pad->add_option("--value-bits", so->value_bits, "8, 16 or 32")->check(CLI::IsMember({8, 16, 32}));
   pad->add_option("--delta-bits", so->delta_bits, "1, 2, 4 or 8")->check(CLI::IsMember({1, 2, 4, 8}));
-  pad->add_option("--threads", so->threads, "worker threads (results do not depend on it)")->check(CLI::Range(1, 256));
+  pad->add_option("--threads", so->threads, "worker threads (results do not depend on it)")->transform(whole(1, 256));
   pad->add_option("--confidence", so->confidence, "two-sided confidence level of the intervals");
   pad->add_flag("--trailing-padding", so->trailing_padding, "emit padding after a row's last nonzero too");
   pad->add_option("--out", *out, "write CSV here (default: stdout)");
@@ -202,6 +199,9 @@ void register_analysis_commands(CLI::App& app) {
     cfg.pattern.kind = parse_pattern(*pattern);
     cfg.densities = dens->empty() ? default_densities(20) : parse_densities(*dens);
     cfg.progress = !*quiet;
+    cfg.validate();
+    memory_budget().require(cfg.memory_bytes(), fmt::format("study padding over {} x {} with {} threads", cfg.rows,
+                                                            cfg.cols, cfg.threads));
     const auto pts = run_padding_study(cfg);
     std::ostringstream os;
     if (*json) {
@@ -224,8 +224,10 @@ void register_analysis_commands(CLI::App& app) {
       std::cout << os.str();
     } else {
       std::ofstream f(*out);
-      require(static_cast<bool>(f), "cannot write " + *out);
+      require(static_cast<bool>(f), *out + ": cannot open for writing");
       f << os.str();
+      f.close();
+      require(static_cast<bool>(f), *out + ": write failed");
       fmt::print(stderr, "wrote {}\n", *out);
     }
   });
@@ -236,7 +238,7 @@ void register_analysis_commands(CLI::App& app) {
   report->add_option("--out", ro->out_dir, "output directory (default: reports/)");
   report->add_option("--bench-results", ro->bench_dir, "GPU benchmark results (default: bench/results)");
   report->add_option("--bandwidth", ro->bandwidth, "bandwidth for the model-only roofline, bytes/s (default 3.0e12: H100 copy); measured rows use their run's copy_gbps");
-  report->add_option("--seed", ro->seed, "Monte Carlo seed");
+  report->add_option("--seed", ro->seed, "Monte Carlo seed")->transform(whole(0, INT64_MAX));
   report->add_flag("--quick", ro->quick, "smaller Monte Carlo samples (for smoke tests)");
   report->callback([ro] {
     const auto files = notebooks::build_all(*ro);

@@ -2,10 +2,12 @@
 #include <fmt/core.h>
 
 #include <chrono>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "analysis/patterns.hpp"
+#include "reference/io/input.hpp"
 #include "reference/io/macko_file.hpp"
 #include "reference/io/matrix_market.hpp"
 #include "reference/macko/macko_format.hpp"
@@ -39,23 +41,49 @@ void add_format_options(CLI::App* c, FormatOptions& o) {
               "pad each row to a multiple of the ROMA unit with zeros, so rows start aligned (faster on the GPU)");
 }
 
-AnyMacko encode_file(const std::string& mtx, const FormatOptions& o) {
+// Encodes rows with the options, after checking what the encoding will take (the padding the rows'
+// gaps imply is known before encoding) against the memory budget.
+template <class T>
+Macko<T> encode_within_budget(const SparseRows<T>& m, const MackoParams& p, const std::string& name) {
+  const MackoSize size = macko_size(m, p);
+  memory_budget().require(size.encode_bytes,
+                          fmt::format("{}: encoding {} x {} with {}-bit deltas ({} nonzeros, {} elements with padding)", name,
+                                      m.rows, m.cols, p.delta_bits, m.nnz(), size.emitted));
+  return encode_macko(m, p);
+}
+
+MackoParams params_of(const FormatOptions& o) {
   MackoParams p;
   p.delta_bits = o.delta_bits;
   p.align_rows = o.align_rows;
+  return p;
+}
+
+// A MatrixMarket stream encoded with the options.
+AnyMacko encode_stream(io::Input& in, const FormatOptions& o) {
   return dispatch_value_type(parse_value_type(o.value_type), [&](auto tag) -> AnyMacko {
     using T = decltype(tag);
-    return encode_macko(io::read_matrix_market_file<T>(mtx), p);
+    return encode_within_budget(io::read_matrix_market<T>(*in.stream, in.name, {}, memory_budget()), params_of(o), in.name);
   });
 }
 
-// A MACKO file as is, or a MatrixMarket file encoded with the options.
+// The input, opened and read once (so a pipe or FIFO works): a MACKO file as is, or a MatrixMarket
+// file encoded with the options.
 AnyMacko load_any(const std::string& path, const FormatOptions& o) {
-  if (io::looks_like_macko(path)) return io::read_macko_file(path);
-  if (io::looks_like_matrix_market(path)) return encode_file(path, o);
-  std::ifstream probe(path);
-  if (!probe) throw Error(path + ": cannot open for reading");
-  throw Error(path + ": neither a MACKO file nor a MatrixMarket file (bad magic / header)");
+  io::Input in = io::open_input(path);
+  switch (io::sniff_format(in)) {
+    case io::InputFormat::macko: return io::read_macko(*in.stream, in.name, in.size, memory_budget());
+    case io::InputFormat::matrix_market: return encode_stream(in, o);
+    default:
+      throw Error(in.name + ": neither a MACKO file (magic \"WSMACKO\") nor a MatrixMarket file (banner %%MatrixMarket)");
+  }
+}
+
+// A float in JSON: a number, or "nan" / "inf" / "-inf" (JSON has no non-finite numbers).
+nlohmann::json json_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
 }
 
 // x type of the verification: the value type for floating types, fp16 for int8 weights.
@@ -76,6 +104,15 @@ template <class T>
 VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators, int batch = 1,
                           int row_lanes = macko::kWarpLanes) {
   using TX = XOf<T>;
+  // Decided before allocating: the decoded rows, x (cols x batch) and one vector's copy of it, the
+  // outputs, the oracle and the model's 32-bit row pointers.
+  const auto rows = static_cast<std::uint64_t>(a.rows), cols = static_cast<std::uint64_t>(a.cols);
+  const auto nb = static_cast<std::uint64_t>(batch);
+  const std::uint64_t need = sat_add(
+      sat_add(sat_mul(static_cast<std::uint64_t>(a.nnz), sizeof(T) + 4), sat_mul(cols, sat_mul(nb + 1, sizeof(TX)))),
+      sat_mul(rows + 1, 8 * nb + 24));
+  memory_budget().require(need, fmt::format("verifying a {} x {} matrix on {} vector(s) of {} columns", a.rows, a.cols,
+                                            batch, a.cols));
   const SparseRows<T> decoded = decode_macko(a);  // independent path for the oracle
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -106,6 +143,7 @@ VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vect
       });
       res.check.max_error = std::max(res.check.max_error, c.max_error);
       res.check.max_bound_ratio = std::max(res.check.max_bound_ratio, c.max_bound_ratio);
+      res.check.overflows += c.overflows;
       if (!c.ok() && res.check.ok())
         res.check.first_failure = fmt::format("lane_accumulators={}, vector {} of {}: {}", acc, b, batch, c.first_failure);
       res.check.failures += c.failures;
@@ -166,6 +204,9 @@ void report_verify(const VerifyResult& v, int row_lanes = macko::kWarpLanes) {
   fmt::print("verify         {} model run(s), {} lanes per row: max |error| {:.3g}, max error/bound {:.3g}, {} row "
              "failure(s)\n",
              v.schedules, row_lanes, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
+  if (v.check.overflows > 0)
+    fmt::print("overflow       {} row result(s) overflowed where fp32 arithmetic or the output type must (not failures)\n",
+               v.check.overflows);
   if (!v.check.ok()) throw Error("verify: model disagrees with the oracle: " + v.check.first_failure);
 }
 
@@ -183,10 +224,14 @@ void register_format_commands(CLI::App& app) {
     auto args = std::make_shared<Args>();
     c->add_option("--format", args->format, "storage format")->check(CLI::IsMember({"macko"}));
     add_format_options(c, args->o);
-    c->add_option("IN", args->in, "MatrixMarket input")->required();
+    c->add_option("IN", args->in, "MatrixMarket input (a file, a pipe, or - for standard input)")->required();
     c->add_option("OUT", args->out, "MACKO output file")->required();
     c->callback([args] {
-      const AnyMacko m = encode_file(args->in, args->o);
+      io::Input in = io::open_input(args->in);
+      const io::InputFormat f = io::sniff_format(in);
+      if (f == io::InputFormat::macko) throw Error(in.name + ": is a MACKO file already (inspect or verify it)");
+      if (f != io::InputFormat::matrix_market) throw Error(in.name + ": not a MatrixMarket file (no %%MatrixMarket banner)");
+      const AnyMacko m = encode_stream(in, args->o);
       io::write_macko_file(args->out, m);
       std::visit([&](const auto& a) {
         fmt::print("{}: {} {}x{}, nnz {}, emitted {}, effd {:.6g}\n", args->out, args->format, a.rows, a.cols, a.nnz,
@@ -200,18 +245,21 @@ void register_format_commands(CLI::App& app) {
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto arrays = std::make_shared<bool>(false);
-    c->add_option("FILE", *path, "MACKO file")->required();
+    c->add_option("FILE", *path, "MACKO file (a file, a pipe, or - for standard input)")->required();
     c->add_flag("--json", *json, "print JSON");
     c->add_flag("--arrays", *arrays, "also print the decoded values, raw delta bytes and row pointers");
     c->callback([=] {
-      const AnyMacko m = io::read_macko_file(*path);
+      io::Input in = io::open_input(*path);
+      if (io::sniff_format(in) == io::InputFormat::matrix_market)
+        throw Error(in.name + ": is a MatrixMarket file: inspect reads MACKO files (encode it first, or verify it)");
+      const AnyMacko m = io::read_macko(*in.stream, in.name, in.size, memory_budget());
       std::visit([&](const auto& a) {
         if (*json) {
           auto j = summary_json(a);
           j["file"] = *path;
           if (*arrays) {
             auto& v = j["values"] = nlohmann::json::array();
-            for (const auto x : a.values) v.push_back(to_float(x));
+            for (const auto x : a.values) v.push_back(json_number(to_float(x)));
             j["delta_bytes_raw"] = a.deltas;
             auto& p = j["row_ptr"] = nlohmann::json::array();
             for (std::int64_t r = 0; r <= a.rows; ++r) p.push_back(a.row_ptr[r]);
@@ -235,7 +283,7 @@ void register_format_commands(CLI::App& app) {
     auto row_lanes = std::make_shared<int>(macko::kWarpLanes);
     add_format_options(c, *o);
     c->add_option("FILE_OR_MTX", *path, "MACKO file, or MatrixMarket file to encode first")->required();
-    c->add_option("--seed", *seed, "seed of the random x");
+    c->add_option("--seed", *seed, "seed of the random x")->transform(whole(0, INT64_MAX));
     c->add_option("--batch", *batch,
                   "vectors multiplied at once (1, 2, 4 or 8; Schedule::batch), each checked against its own oracle")
         ->check(CLI::IsMember({1, 2, 4, 8}));
@@ -310,26 +358,28 @@ void register_format_commands(CLI::App& app) {
     auto dens = std::make_shared<double>(0.5);
     auto seed = std::make_shared<std::uint64_t>(1);
     add_format_options(c, *o);
-    c->add_option("--rows", *rows, "rows")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-    c->add_option("--cols", *cols, "columns")->check(CLI::Range(std::int64_t{1}, kMaxCols));
-    c->add_option("--density", *dens, "fraction of nonzeros per row (exact_nnz pattern)")->check(CLI::Range(0.0, 1.0));
-    c->add_option("--seed", *seed, "pattern and x seed");
+    c->add_option("--rows", *rows, "rows")->transform(whole(1, std::int64_t{1} << 24));
+    c->add_option("--cols", *cols, "columns")->transform(whole(1, kMaxCols));
+    c->add_option("--density", *dens, "fraction of nonzeros per row (exact_nnz pattern)")->check(fraction());
+    c->add_option("--seed", *seed, "pattern and x seed")->transform(whole(0, INT64_MAX));
     c->callback([=] {
       dispatch_value_type(parse_value_type(o->value_type), [&](auto tag) {
         using T = decltype(tag);
         analysis::PatternSpec spec;
         spec.kind = analysis::Pattern::exact_nnz;
         spec.density = *dens;
+        const double row_nnz = std::ceil(*dens * static_cast<double>(*cols));
+        memory_budget().require(static_cast<std::uint64_t>(row_nnz * static_cast<double>(*rows)) * (sizeof(T) + 4) +
+                                    static_cast<std::uint64_t>(*rows + 1) * 8,
+                                fmt::format("demo: generating {} x {} at density {}", *rows, *cols, *dens));
         const SparseRows<T> m = analysis::generate<T>(spec, *rows, *cols, *seed);
-        MackoParams p;
-        p.delta_bits = o->delta_bits;
-        p.align_rows = o->align_rows;
+        const MackoParams p = params_of(*o);
         // Encoder throughput: best of 3 runs (one core).
         Macko<T> a;
         double enc = 1e300;
         for (int i = 0; i < 3; ++i) {
           const auto t0 = Clock::now();
-          a = encode_macko(m, p);
+          a = encode_within_budget(m, p, "demo");
           enc = std::min(enc, seconds_since(t0));
         }
         fmt::print("demo           exact_nnz, seed {}\n", *seed);
