@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "analysis/patterns.hpp"
 #include "reference/io/input.hpp"
@@ -12,8 +11,7 @@
 #include "reference/io/matrix_market.hpp"
 #include "reference/macko/macko_format.hpp"
 #include "reference/macko/macko_policy.hpp"
-#include "reference/macko/macko_spmv_model.hpp"
-#include "reference/sparse/spmv_check.hpp"
+#include "reference/macko/macko_verify.hpp"
 #include "tools/warpsparse/commands.hpp"
 
 namespace warpsparse::cli {
@@ -86,70 +84,12 @@ nlohmann::json json_number(double v) {
   return v;
 }
 
-// x type of the verification: the value type for floating types, fp16 for int8 weights.
 template <class T>
-using XOf = std::conditional_t<std::is_same_v<T, std::int8_t>, half, T>;
-
-struct VerifyResult {
-  SpmvCheck check;
-  std::string fault;  // a WarpFault message, empty when none
-  double model_seconds = 0;
-  std::int64_t schedules = 0;
-};
-
-// The model of each schedule (one per accumulator count) on `batch` random vectors at once
-// (Schedule::batch: x is cols x batch, row-major), every vector checked against its own oracle;
-// row_lanes 16 walks two rows per warp (Schedule::row_lanes).
-template <class T>
-VerifyResult verify_macko(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators, int batch = 1,
-                          int row_lanes = macko::kWarpLanes) {
-  using TX = XOf<T>;
-  // Decided before allocating: the decoded rows, x (cols x batch) and one vector's copy of it, the
-  // outputs, the oracle and the model's 32-bit row pointers.
-  const auto rows = static_cast<std::uint64_t>(a.rows), cols = static_cast<std::uint64_t>(a.cols);
-  const auto nb = static_cast<std::uint64_t>(batch);
-  const std::uint64_t need = sat_add(
-      sat_add(sat_mul(static_cast<std::uint64_t>(a.nnz), sizeof(T) + 4), sat_mul(cols, sat_mul(nb + 1, sizeof(TX)))),
-      sat_mul(rows + 1, 8 * nb + 24));
-  memory_budget().require(need, fmt::format("verifying a {} x {} matrix on {} vector(s) of {} columns", a.rows, a.cols,
-                                            batch, a.cols));
-  const SparseRows<T> decoded = decode_macko(a);  // independent path for the oracle
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<TX> x(static_cast<std::size_t>(a.cols * batch));
-  for (auto& v : x) v = from_float<TX>(u(rng));
-  const std::vector<float> y_old;
-  VerifyResult res;
-  for (const int acc : accumulators) {
-    macko::Schedule s;
-    s.lane_accumulators = acc;
-    s.batch = batch;
-    s.row_lanes = row_lanes;
-    std::vector<float> y;
-    const auto t0 = Clock::now();
-    try {
-      y = macko_spmv_model<T, TX, float>(a, x, y_old, 1.0f, 0.0f, s);
-    } catch (const warp::WarpFault& f) {
-      res.fault = fmt::format("lane_accumulators={}: {}", acc, f.what());
-      return res;
-    }
-    res.model_seconds += seconds_since(t0);
-    ++res.schedules;
-    for (int b = 0; b < batch; ++b) {
-      const std::vector<TX> xb = batch_column<TX>(x, batch, b);
-      const std::vector<float> yb = batch_column<float>(y, batch, b);
-      const SpmvCheck c = check_spmv<T, TX, float>(decoded, xb, y_old, 1.0f, 0.0f, yb, [&](std::int64_t r) {
-        return macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
-      });
-      res.check.max_error = std::max(res.check.max_error, c.max_error);
-      res.check.max_bound_ratio = std::max(res.check.max_bound_ratio, c.max_bound_ratio);
-      res.check.overflows += c.overflows;
-      if (!c.ok() && res.check.ok())
-        res.check.first_failure = fmt::format("lane_accumulators={}, vector {} of {}: {}", acc, b, batch, c.first_failure);
-      res.check.failures += c.failures;
-    }
-  }
-  return res;
+MackoVerifyResult verify_within_budget(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators,
+                                       int batch = 1, int row_lanes = macko::kWarpLanes) {
+  memory_budget().require(macko_verify_bytes(a, batch), fmt::format("verifying a {} x {} matrix on {} vector(s) of {} columns",
+                                                                    a.rows, a.cols, batch, a.cols));
+  return macko_verify(a, seed, accumulators, batch, row_lanes);
 }
 
 template <class T>
@@ -198,8 +138,8 @@ void print_arrays(const Macko<T>& m) {
   fmt::print("\n");
 }
 
-// row_lanes: the lanes per row verify_macko ran with.
-void report_verify(const VerifyResult& v, int row_lanes = macko::kWarpLanes) {
+// row_lanes: the lanes per row macko_verify ran with.
+void report_verify(const MackoVerifyResult& v, int row_lanes = macko::kWarpLanes) {
   if (!v.fault.empty()) throw Error("verify: emulator finding (WarpFault): " + v.fault);
   fmt::print("verify         {} model run(s), {} lanes per row: max |error| {:.3g}, max error/bound {:.3g}, {} row "
              "failure(s)\n",
@@ -300,7 +240,7 @@ void register_format_commands(CLI::App& app) {
         fmt::print("file           {}\n", *path);
         print_summary(a);
         if (*batch > 1) fmt::print("batch          {} vectors at once\n", *batch);
-        report_verify(verify_macko(a, *seed, {1, 2, 4, 8}, *batch, *row_lanes), *row_lanes);
+        report_verify(verify_within_budget(a, *seed, {1, 2, 4, 8}, *batch, *row_lanes), *row_lanes);
         fmt::print("ok\n");
       }, m);
     });
@@ -384,7 +324,7 @@ void register_format_commands(CLI::App& app) {
         }
         fmt::print("demo           exact_nnz, seed {}\n", *seed);
         print_summary(a);
-        const VerifyResult v = verify_macko(a, *seed, {1, 1, 1});  // three timed model runs
+        const MackoVerifyResult v = verify_within_budget(a, *seed, {1, 1, 1});  // three timed model runs
         report_verify(v);
         fmt::print("throughput     encoder {:.3g} nonzeros/s ({:.3g} matrix elements/s); warp model {:.3g} "
                    "stored elements/s (one core)\n",
