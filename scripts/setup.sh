@@ -3,7 +3,8 @@
 # downloaded: CUDA (nvcc) is expected at /usr/local/cuda and is optional.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libeigen3-dev libboost-math-dev catch2 librapidcheck-dev gnuplot-nox
-      nlohmann-json3-dev libcli11-dev libfmt-dev)
+      nlohmann-json3-dev libcli11-dev libfmt-dev
+      clang libclang-rt-dev)  # libFuzzer for the reader fuzz targets (scripts/fuzz.sh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
