@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/checkpoint.hpp"
+
 namespace warpsparse::notebooks {
 
 struct Options {
@@ -29,6 +31,9 @@ std::string sparse24(const Options& o);           // 6: measured 2:4 GEMM kernel
 // The headline results as Markdown, one table per kernel, from the newest accepted rows of one GPU
 // folder of bench_dir (README.md carries this text; `warpsparse headline` prints or checks it).
 std::string headline_markdown(const std::string& bench_dir, const std::string& gpu_dir = "NVIDIA_H100_80GB_HBM3");
+
+// The page of `warpsparse analyze --out DIR`: one checkpoint's weights in each format; returns its path.
+std::string checkpoint_report(const analysis::CheckpointAnalysis& a, const std::string& dir);
 
 // Builds the selected notebooks plus an index.html linking them; returns the written HTML paths.
 std::vector<std::string> build_all(const Options& o);

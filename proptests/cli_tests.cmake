@@ -88,7 +88,7 @@ expect(truncated-mtx 1 "trunc.mtx:3: truncated: expected 4 entries, the file end
 expect(duplicate 1 "dup.mtx:4: duplicate entry \\(1, 2\\), first given on line 3" encode --format macko "${WORK}/dup.mtx" "${WORK}/x.macko")
 expect(symmetric 1 "symmetric.mtx:1: bad header: symmetry 'symmetric'" verify "${WORK}/symmetric.mtx")
 expect(missing 1 "nope.mtx: cannot open" encode --format macko "${WORK}/nope.mtx" "${WORK}/x.macko")
-expect(not-a-matrix 1 "notes.txt: neither a MACKO file \\(magic \"WSMACKO\"\\) nor a MatrixMarket file" verify "${WORK}/notes.txt")
+expect(not-a-matrix 1 "notes.txt: not a matrix file \\(MACKO, MatrixMarket, safetensors, .npy or .npz\\)" verify "${WORK}/notes.txt")
 expect(inspect-mtx 1 "good.mtx: is a MatrixMarket file: inspect reads MACKO files" inspect "${WORK}/good.mtx")
 
 # Corrupted MACKO files: truncated, flipped payload byte (checksum), bad version.
@@ -167,6 +167,32 @@ expect(report-bandwidth 1 "--bandwidth -1 is not a positive number" report --ban
 file(WRITE "${WORK}/a-file" "x")
 expect(report-out 1 "a-file/r: cannot create the output folder" report --quick --out "${WORK}/a-file/r")
 expect(study-out 1 "nodir/x.csv: cannot open for writing" study padding --rows 10 --cols 64 --densities 0.5 --quiet --out "${WORK}/nodir/x.csv")
+
+# Tensor files: a 3 x 8 fp16 .npy of 10 nonzeros (row 1 is not 2:4: columns 4..7 hold three), and the same
+# with a big-endian descr.
+write_hex("${WORK}/w.npy" "934e554d5059010076007b276465736372273a20273c6632272c2027666f727472616e5f6f72646572273a2046616c73652c20277368617065273a2028332c2038292c207d202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020200a003c000000400000000000420000004400000000000000450046004700480000004800000000000000000000000000bc")
+write_hex("${WORK}/be.npy" "934e554d5059010076007b276465736372273a20273e6632272c2027666f727472616e5f6f72646572273a2046616c73652c20277368617065273a2028332c2038292c207d202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020200a003c000000400000000000420000004400000000000000450046004700000000004800000000000000000000000000bc")
+expect(npy-inspect 0 "\\(the array\\) +<f2 +\\[3, 8\\]" inspect "${WORK}/w.npy")
+expect(npy-verify 0 "shape +3 x 8.*value type +fp16.*nnz +10.*ok" verify "${WORK}/w.npy")
+expect(npy-verify-transposed 0 "shape +8 x 3.*ok" verify --transpose "${WORK}/w.npy")
+expect(npy-big-endian 1 "be.npy: header: descr '>f2' is big-endian" verify "${WORK}/be.npy")
+expect(npy-encode-st 0 "w.safetensors: macko 3x8, nnz 10" encode "${WORK}/w.npy" "${WORK}/w.safetensors")
+expect(st-inspect-macko 0 "shape +3 x 8.*nnz +10" inspect "${WORK}/w.safetensors")
+expect(st-verify-macko 0 "ok" verify "${WORK}/w.safetensors")
+expect(st-encode-again 1 "w.safetensors: is a MACKO matrix already" encode "${WORK}/w.safetensors" "${WORK}/x.macko")
+expect(not-24 1 "w.npy: not 2:4: row 1 columns 4..7 hold 3 nonzeros \\(2:4 allows 2\\); first offending element at row 1, column 6" encode --format 2:4 "${WORK}/w.npy" "${WORK}/x.safetensors")
+expect(24-needs-st 1 "a 2:4 matrix is written as safetensors" encode --format 2:4 "${WORK}/w.npy" "${WORK}/x.macko")
+expect(prune-24 0 "pruned.safetensors: 1 tensors, 1 pruned \\(magnitude, 2:4 along rows\\), kept 9 nonzeros of 24" prune --nm 2:4 "${WORK}/w.npy" "${WORK}/pruned.safetensors")
+expect(encode-24 0 "s24.safetensors: 2:4 3x8 \\(stored 128x64\\)" encode --format 2:4 "${WORK}/pruned.safetensors:w" "${WORK}/s24.safetensors")
+expect(prune-density 0 "kept 6 nonzeros of 24 elements \\(density 0.2500\\)" prune --density 0.25 --per tensor "${WORK}/w.npy" "${WORK}/p25.safetensors")
+expect(prune-neither 1 "prune: give --density D or --nm N:M" prune "${WORK}/w.npy" "${WORK}/x.safetensors")
+expect(prune-bad-nm 1 "--nm '3:5' is not N:M with M = 4 or 8" prune --nm 3:5 "${WORK}/w.npy" "${WORK}/x.safetensors")
+expect(analyze 0 "w +3x8 +<f2 +0.417.*total over 1 analysed tensors" analyze "${WORK}/w.npy")
+expect(analyze-json 0 "\"nm\": \"2:4\"" analyze --json "${WORK}/pruned.safetensors")
+expect(tensor-missing 1 "pruned.safetensors: no tensor 'nope' \\(2-D tensors: w \\[3, 8\\]\\)" verify "${WORK}/pruned.safetensors:nope")
+expect(not-tensor-file 1 "good.mtx: not a tensor file, so 'x' names nothing in it" verify "${WORK}/good.mtx:x")
+expect(transpose-mtx 1 "--transpose applies to tensors" verify --transpose "${WORK}/good.mtx")
+expect(st-24-as-matrix 1 "s24.safetensors: holds a warpsparse sparse24 matrix" verify "${WORK}/s24.safetensors")
 
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} CLI case(s) failed")

@@ -15,6 +15,7 @@ inline constexpr std::int64_t kMaxCols = (std::int64_t{1} << 31) - 1;
 
 template <class T>
 struct SparseRows {
+  using value_type = T;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::vector<std::int64_t> row_ptr{0};  // rows + 1 offsets

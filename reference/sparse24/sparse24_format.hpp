@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reference/common/error.hpp"
+#include "reference/sparse/prune.hpp"
 #include "reference/sparse24/sparse24_layout.hpp"
 #include "reference/values/value_types.hpp"
 
@@ -121,30 +122,22 @@ std::vector<T> decompress(const Sparse24Matrix<T>& s) {
 }
 
 // Prunes any dense matrix to 2:4 along the columns: in each group of four keeps the two elements of
-// largest magnitude (ties: the lower column; NaN counts as largest), zeroes the rest.
+// largest magnitude (prune::keep_n_of_m: ties to the lower column, NaN counts as largest), zeroes the
+// rest.
 template <class T>
 std::vector<T> prune_2of4(std::span<const T> dense, int rows, int cols) {
   require(dense.size() == static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols),
           "sparse24::prune_2of4: size mismatch");
   std::vector<T> out(dense.begin(), dense.end());
-  auto mag = [](T v) {
-    const float f = std::fabs(to_float(v));
-    return std::isnan(f) ? INFINITY : f;
-  };
-  for (int r = 0; r < rows; ++r)
-    for (int c0 = 0; c0 < cols; c0 += kGroup) {
-      const int n = cols - c0 < kGroup ? cols - c0 : kGroup;
-      T* g = out.data() + static_cast<std::size_t>(r) * cols + c0;
-      bool keep[kGroup] = {false, false, false, false};
-      for (int k = 0; k < kKeep && k < n; ++k) {
-        int best = -1;
-        for (int i = 0; i < n; ++i)
-          if (!keep[i] && (best < 0 || mag(g[i]) > mag(g[best]))) best = i;
-        keep[best] = true;
-      }
-      for (int i = 0; i < n; ++i)
-        if (!keep[i]) g[i] = T(0.0f);
-    }
+  std::vector<float> mag(static_cast<std::size_t>(cols));
+  std::vector<std::uint8_t> keep(static_cast<std::size_t>(cols));
+  for (int r = 0; r < rows; ++r) {
+    T* row = out.data() + static_cast<std::size_t>(r) * cols;
+    for (int c = 0; c < cols; ++c) mag[c] = prune::magnitude(to_float(row[c]));
+    prune::keep_n_of_m(mag, kKeep, kGroup, keep);
+    for (int c = 0; c < cols; ++c)
+      if (!keep[c]) row[c] = T(0.0f);
+  }
   return out;
 }
 

@@ -3,9 +3,12 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "analysis/patterns.hpp"
+#include "reference/io/format_safetensors.hpp"
 #include "reference/io/input.hpp"
 #include "reference/io/macko_file.hpp"
 #include "reference/io/matrix_market.hpp"
@@ -26,17 +29,21 @@ double seconds_since(Clock::time_point t0) {
 }
 
 struct FormatOptions {
-  std::string value_type = "fp16";
+  std::string value_type = "auto";
   int delta_bits = 4;
   bool align_rows = false;  // MackoParams::align_rows
+  bool transpose = false;   // a tensor is [in, out] rather than [out, in]
 };
 
 void add_format_options(CLI::App* c, FormatOptions& o) {
-  c->add_option("--value-type", o.value_type, "value type of the encoded matrix")
-      ->check(CLI::IsMember({"fp16", "bf16", "fp32", "int8"}));
+  c->add_option("--value-type", o.value_type,
+                "value type of the encoded matrix (auto: a tensor's own dtype; fp16 for MatrixMarket)")
+      ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "int8"}))
+      ->capture_default_str();
   c->add_option("--delta-bits", o.delta_bits, "bits per delta")->check(CLI::IsMember({1, 2, 4, 8}));
   c->add_flag("--align-rows", o.align_rows,
               "pad each row to a multiple of the ROMA unit with zeros, so rows start aligned (faster on the GPU)");
+  c->add_flag("--transpose", o.transpose, "read a tensor as [in, out] (default [out, in], as torch's Linear stores it)");
 }
 
 // Encodes rows with the options, after checking what the encoding will take (the padding the rows'
@@ -50,6 +57,11 @@ Macko<T> encode_within_budget(const SparseRows<T>& m, const MackoParams& p, cons
   return encode_macko(m, p);
 }
 
+// --value-type, with `fallback` for auto.
+ValueType value_type_or(const FormatOptions& o, ValueType fallback) {
+  return o.value_type == "auto" ? fallback : parse_value_type(o.value_type);
+}
+
 MackoParams params_of(const FormatOptions& o) {
   MackoParams p;
   p.delta_bits = o.delta_bits;
@@ -57,23 +69,69 @@ MackoParams params_of(const FormatOptions& o) {
   return p;
 }
 
-// A MatrixMarket stream encoded with the options.
-AnyMacko encode_stream(io::Input& in, const FormatOptions& o) {
-  return dispatch_value_type(parse_value_type(o.value_type), [&](auto tag) -> AnyMacko {
-    using T = decltype(tag);
-    return encode_within_budget(io::read_matrix_market<T>(*in.stream, in.name, {}, memory_budget()), params_of(o), in.name);
-  });
+// What an argument names, read once: a MACKO matrix as stored (a MACKO file, or a MACKO
+// safetensors file) goes to on_macko(AnyMacko, label); any other matrix (a MatrixMarket file or
+// stream, a tensor FILE[:NAME] of a safetensors/npy/npz file) to on_rows(SparseRows<T>, label),
+// with T from --value-type (auto: the tensor's dtype, fp16 for MatrixMarket).
+template <class OnMacko, class OnRows>
+void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko, OnRows on_rows) {
+  const io::TensorSpec spec = arg == "-" ? io::TensorSpec{arg, ""} : io::split_tensor_spec(arg);
+  if (arg != "-" && io::is_tensor_file(spec.file)) {
+    auto f = io::open_tensor_file(spec.file, memory_budget());
+    const std::string format = io::warpsparse_format(*f);
+    if (format == io::kMackoSafetensorsFormat) return on_macko(io::read_macko_safetensors(*f, memory_budget()), spec.file);
+    if (!format.empty())
+      throw Error(spec.file + ": holds a warpsparse " + format + " matrix; this command takes a matrix, a tensor or a MACKO matrix");
+    const io::TensorInfo& t = f->find(spec.tensor);
+    // A dtype no matrix is read from falls back to fp16 here; tensor_rows then names it.
+    const ValueType vt = value_type_or(o, t.dtype == io::DType::other ? ValueType::fp16 : io::value_type_of(t.dtype));
+    return dispatch_value_type(vt, [&](auto tag) {
+      using T = decltype(tag);
+      SparseRows<T> rows = io::tensor_rows<T>(t, f->data(t), o.transpose, memory_budget());
+      f->release(t);
+      on_rows(std::move(rows), t.label());
+    });
+  }
+  if (!spec.tensor.empty()) throw Error(spec.file + ": not a tensor file, so '" + spec.tensor + "' names nothing in it");
+  io::Input in = io::open_input(spec.file);
+  switch (io::sniff_format(in)) {
+    case io::InputFormat::macko: return on_macko(io::read_macko(*in.stream, in.name, in.size, memory_budget()), in.name);
+    case io::InputFormat::matrix_market: {
+      if (o.transpose) throw Error("--transpose applies to tensors; " + in.name + " is a MatrixMarket file");
+      const ValueType vt = value_type_or(o, ValueType::fp16);
+      return dispatch_value_type(vt, [&](auto tag) {
+        using T = decltype(tag);
+        on_rows(io::read_matrix_market<T>(*in.stream, in.name, {}, memory_budget()), in.name);
+      });
+    }
+    default:
+      throw Error(in.name + ": not a matrix file (MACKO, MatrixMarket, safetensors, .npy or .npz)");
+  }
 }
 
-// The input, opened and read once (so a pipe or FIFO works): a MACKO file as is, or a MatrixMarket
-// file encoded with the options.
-AnyMacko load_any(const std::string& path, const FormatOptions& o) {
-  io::Input in = io::open_input(path);
-  switch (io::sniff_format(in)) {
-    case io::InputFormat::macko: return io::read_macko(*in.stream, in.name, in.size, memory_budget());
-    case io::InputFormat::matrix_market: return encode_stream(in, o);
-    default:
-      throw Error(in.name + ": neither a MACKO file (magic \"WSMACKO\") nor a MatrixMarket file (banner %%MatrixMarket)");
+// The input as a MACKO matrix: as stored, or encoded with the options.
+AnyMacko load_any(const std::string& arg, const FormatOptions& o) {
+  std::optional<AnyMacko> out;
+  read_input(
+      arg, o, [&](AnyMacko m, const std::string&) { out = std::move(m); },
+      [&](const auto& rows, const std::string& label) { out = encode_within_budget(rows, params_of(o), label); });
+  return std::move(*out);
+}
+
+// Rows as a 2:4 matrix, after checking the dense copy and the compressed arrays against the memory
+// budget; a group of four columns with three or four nonzeros is named (row, columns).
+template <class T>
+sparse24::Sparse24Matrix<T> sparse24_within_budget(const SparseRows<T>& m, const std::string& label) {
+  constexpr std::int64_t kMaxSide = std::numeric_limits<int>::max() / 2;
+  if (m.rows > kMaxSide || m.cols > kMaxSide)
+    throw Error(fmt::format("{}: {} x {} is beyond the 2:4 format's int sides", label, m.rows, m.cols));
+  const std::uint64_t dense = sat_mul(sat_mul(static_cast<std::uint64_t>(m.rows), static_cast<std::uint64_t>(m.cols)), sizeof(T));
+  memory_budget().require(sat_mul(dense, 2), fmt::format("{}: 2:4 compression of {} x {}", label, m.rows, m.cols));
+  const std::vector<T> d = m.to_dense();
+  try {
+    return sparse24::compress<T>(d, static_cast<int>(m.rows), static_cast<int>(m.cols));
+  } catch (const Error& e) {
+    throw Error(label + ": not 2:4: " + std::string(e.what()).substr(std::string("sparse24::compress: ").size()));
   }
 }
 
@@ -138,6 +196,25 @@ void print_arrays(const Macko<T>& m) {
   fmt::print("\n");
 }
 
+// The tensors of a file: name, dtype, shape, bytes (and its __metadata__).
+void print_tensors(const io::TensorFile& f, bool json) {
+  if (json) {
+    nlohmann::json j;
+    j["file"] = f.path();
+    j["metadata"] = f.metadata();
+    auto& ts = j["tensors"] = nlohmann::json::array();
+    for (const auto& t : f.tensors())
+      ts.push_back({{"name", t.name}, {"dtype", t.dtype_name}, {"shape", t.shape}, {"bytes", t.bytes}, {"file", t.file}});
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("file           {} ({} tensors)\n", f.path(), f.tensors().size());
+  for (const auto& [k, v] : f.metadata()) fmt::print("metadata       {} = {}\n", k, v.substr(0, 100));
+  for (const auto& t : f.tensors())
+    fmt::print("  {:<48} {:<6} {:<18} {}\n", t.name.empty() ? "(the array)" : t.name, t.dtype_name, t.shape_string(),
+               human_bytes(t.bytes));
+}
+
 // row_lanes: the lanes per row macko_verify ran with.
 void report_verify(const MackoVerifyResult& v, int row_lanes = macko::kWarpLanes) {
   if (!v.fault.empty()) throw Error("verify: emulator finding (WarpFault): " + v.fault);
@@ -155,44 +232,78 @@ void report_verify(const MackoVerifyResult& v, int row_lanes = macko::kWarpLanes
 void register_format_commands(CLI::App& app) {
   // encode
   {
-    auto* c = app.add_subcommand("encode", "encode a MatrixMarket file into a MACKO file");
+    auto* c = app.add_subcommand("encode", "encode a matrix (MatrixMarket, or a tensor of a safetensors/npy/npz file) as "
+                                           "MACKO or 2:4");
     // Option storage must outlive parsing: it is owned by the callback (CLI11 binds references).
     struct Args {
       FormatOptions o;
       std::string in, out, format = "macko";
     };
     auto args = std::make_shared<Args>();
-    c->add_option("--format", args->format, "storage format")->check(CLI::IsMember({"macko"}));
+    c->add_option("--format", args->format, "macko, or 2:4 (compressed values and metadata; every group of 4 "
+                                            "columns may hold at most 2 nonzeros)")
+        ->check(CLI::IsMember({"macko", "2:4"}))
+        ->capture_default_str();
     add_format_options(c, args->o);
-    c->add_option("IN", args->in, "MatrixMarket input (a file, a pipe, or - for standard input)")->required();
-    c->add_option("OUT", args->out, "MACKO output file")->required();
+    c->add_option("IN", args->in, "MatrixMarket file (a file, a pipe, or -), or a tensor: FILE.safetensors:NAME, "
+                                  "INDEX.json:NAME, FILE.npy, FILE.npz:NAME")
+        ->required();
+    c->add_option("OUT", args->out, "output: a MACKO file, or (ending in .safetensors) a safetensors file")->required();
     c->callback([args] {
-      io::Input in = io::open_input(args->in);
-      const io::InputFormat f = io::sniff_format(in);
-      if (f == io::InputFormat::macko) throw Error(in.name + ": is a MACKO file already (inspect or verify it)");
-      if (f != io::InputFormat::matrix_market) throw Error(in.name + ": not a MatrixMarket file (no %%MatrixMarket banner)");
-      const AnyMacko m = encode_stream(in, args->o);
-      io::write_macko_file(args->out, m);
-      std::visit([&](const auto& a) {
-        fmt::print("{}: {} {}x{}, nnz {}, emitted {}, effd {:.6g}\n", args->out, args->format, a.rows, a.cols, a.nnz,
-                   a.emitted(), a.effective_density());
-      }, m);
+      const bool to_safetensors = args->out.size() > 12 && args->out.ends_with(".safetensors");
+      if (args->format == "2:4" && !to_safetensors)
+        throw Error(args->out + ": a 2:4 matrix is written as safetensors: name the output *.safetensors");
+      read_input(
+          args->in, args->o,
+          [](const AnyMacko&, const std::string& label) -> void {
+            throw Error(label + ": is a MACKO matrix already (inspect or verify it)");
+          },
+          [&](const auto& rows, const std::string& label) {
+            using T = typename std::decay_t<decltype(rows)>::value_type;
+            if (args->format == "2:4") {
+              const auto s = sparse24_within_budget(rows, label);
+              io::write_sparse24_safetensors<T>(args->out, s, {{"source", label}});
+              fmt::print("{}: 2:4 {}x{} (stored {}x{}), {} values, {} metadata words\n", args->out, s.rows, s.cols,
+                         s.rows_padded, s.cols_padded, s.values.size(), s.meta.size());
+              return;
+            }
+            const AnyMacko m = encode_within_budget(rows, params_of(args->o), label);
+            if (to_safetensors) io::write_macko_safetensors(args->out, m, {{"source", label}});
+            else io::write_macko_file(args->out, m);
+            std::visit([&](const auto& a) {
+              fmt::print("{}: {} {}x{}, nnz {}, emitted {}, effd {:.6g}\n", args->out, args->format, a.rows, a.cols, a.nnz,
+                         a.emitted(), a.effective_density());
+            }, m);
+          });
     });
   }
   // inspect
   {
-    auto* c = app.add_subcommand("inspect", "print a MACKO file's shape, padding and effective density");
+    auto* c = app.add_subcommand("inspect", "print a MACKO matrix's shape, padding and effective density (a MACKO file, or "
+                                            "MACKO safetensors); for other tensor files, list their tensors");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto arrays = std::make_shared<bool>(false);
-    c->add_option("FILE", *path, "MACKO file (a file, a pipe, or - for standard input)")->required();
+    c->add_option("FILE", *path, "MACKO file (a file, a pipe, or - for standard input), or a safetensors/npy/npz file")->required();
     c->add_flag("--json", *json, "print JSON");
     c->add_flag("--arrays", *arrays, "also print the decoded values, raw delta bytes and row pointers");
     c->callback([=] {
-      io::Input in = io::open_input(*path);
-      if (io::sniff_format(in) == io::InputFormat::matrix_market)
-        throw Error(in.name + ": is a MatrixMarket file: inspect reads MACKO files (encode it first, or verify it)");
-      const AnyMacko m = io::read_macko(*in.stream, in.name, in.size, memory_budget());
+      std::optional<AnyMacko> stored;
+      if (*path != "-" && io::is_tensor_file(*path)) {
+        auto f = io::open_tensor_file(*path, memory_budget());
+        if (io::warpsparse_format(*f) == io::kMackoSafetensorsFormat) {
+          stored = io::read_macko_safetensors(*f, memory_budget());
+        } else {
+          print_tensors(*f, *json);
+          return;
+        }
+      } else {
+        io::Input in = io::open_input(*path);
+        if (io::sniff_format(in) == io::InputFormat::matrix_market)
+          throw Error(in.name + ": is a MatrixMarket file: inspect reads MACKO files (encode it first, or verify it)");
+        stored = io::read_macko(*in.stream, in.name, in.size, memory_budget());
+      }
+      const AnyMacko& m = *stored;
       std::visit([&](const auto& a) {
         if (*json) {
           auto j = summary_json(a);
@@ -303,7 +414,7 @@ void register_format_commands(CLI::App& app) {
     c->add_option("--density", *dens, "fraction of nonzeros per row (exact_nnz pattern)")->check(fraction());
     c->add_option("--seed", *seed, "pattern and x seed")->transform(whole(0, INT64_MAX));
     c->callback([=] {
-      dispatch_value_type(parse_value_type(o->value_type), [&](auto tag) {
+      dispatch_value_type(value_type_or(*o, ValueType::fp16), [&](auto tag) {
         using T = decltype(tag);
         analysis::PatternSpec spec;
         spec.kind = analysis::Pattern::exact_nnz;

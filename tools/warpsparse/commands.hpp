@@ -54,6 +54,7 @@ inline CLI::Validator whole(std::int64_t lo, std::int64_t hi) {
 }
 
 void register_format_commands(CLI::App& app);    // encode, inspect, verify, plan, demo (cmd_format.cpp)
-void register_analysis_commands(CLI::App& app);  // effd, study, report                 (cmd_analysis.cpp)
+void register_analysis_commands(CLI::App& app);  // effd, study, report, headline, compare (cmd_analysis.cpp)
+void register_checkpoint_commands(CLI::App& app);  // analyze, prune                      (cmd_checkpoint.cpp)
 
 }  // namespace warpsparse::cli

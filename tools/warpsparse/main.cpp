@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
       "the most memory a command may plan to use (bytes, or with K, M, G, T; default: a quarter of physical memory)");
   cli::register_format_commands(app);
   cli::register_analysis_commands(app);
+  cli::register_checkpoint_commands(app);
   // A first word that is neither an option nor a command is named as such (CLI11 would say that a
   // subcommand is required).
   if (argc >= 2 && argv[1][0] != '-') {

@@ -1,0 +1,320 @@
+// analyze and prune: a user's own checkpoint (safetensors, a sharded index, .npy, .npz), tensor by
+// tensor, from mapped files.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "analysis/checkpoint.hpp"
+#include "notebooks_cpp/notebooks.hpp"
+#include "reference/io/format_safetensors.hpp"
+#include "reference/io/tensor_file.hpp"
+#include "reference/sparse/prune.hpp"
+#include "tools/warpsparse/commands.hpp"
+
+namespace warpsparse::cli {
+
+namespace {
+
+// A progress line on stderr: a bar redrawn in place on a terminal, a line per tenth otherwise.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string what) : what_(std::move(what)), tty_(isatty(STDERR_FILENO) != 0) {}
+  void update(std::size_t done, std::size_t total, std::uint64_t bytes, std::uint64_t bytes_total, double seconds) {
+    const double frac = bytes_total > 0 ? double(bytes) / double(bytes_total) : double(done) / double(std::max<std::size_t>(total, 1));
+    const double eta = frac > 0 ? seconds * (1 - frac) / frac : 0;
+    const int width = 24, fill = static_cast<int>(frac * width + 0.5);
+    const std::string line = fmt::format("{} [{}{}] {}/{} tensors, {} of {}, {:.0f} s, ETA {:.0f} s", what_, std::string(fill, '='),
+                                         std::string(width - fill, ' '), done, total, human_bytes(bytes), human_bytes(bytes_total),
+                                         seconds, eta);
+    if (tty_) {
+      fmt::print(stderr, "\r{}   ", line);
+      if (done == total) fmt::print(stderr, "\n");
+    } else if (static_cast<int>(frac * 10) > last_tenth_ || done == total) {
+      last_tenth_ = static_cast<int>(frac * 10);
+      fmt::print(stderr, "{}\n", line);
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  std::string what_;
+  bool tty_;
+  int last_tenth_ = -1;
+};
+
+void print_analysis_table(const analysis::CheckpointAnalysis& a) {
+  fmt::print("{:<44} {:>14} {:<5} {:>7} {:>11} {:>4} {:>8} {:>8} {:>8} {:<9} {:>13}\n", "tensor", "shape", "dtype", "density",
+             "rows p10-90", "N:M", "MACKO b4", "CSR32", "bitmask", "fewest", "H100 / H200");
+  std::size_t skipped = 0;
+  for (const auto& t : a.tensors) {
+    if (!t.skipped.empty()) {
+      ++skipped;
+      continue;
+    }
+    const auto effd = [&](const std::string& f) {
+      for (const auto& x : t.formats)
+        if (x.format == f) return fmt::format("{:.3f}", x.effd);
+      return std::string("-");
+    };
+    const std::string name = t.name.size() > 44 ? "..." + t.name.substr(t.name.size() - 41) : t.name;
+    fmt::print("{:<44} {:>14} {:<5} {:>7.3f} {:>5.2f}-{:<5.2f} {:>4} {:>8} {:>8} {:>8} {:<9} {:>5.2f}x/{:.2f}x\n", name,
+               fmt::format("{}x{}", t.rows, t.cols), t.dtype, t.density, t.row_density[1], t.row_density[3],
+               t.nm.empty() ? "-" : t.nm, effd("macko-b4"), effd("csr32"), effd("bitmask"), t.best, t.speedup_h100,
+               t.speedup_h200);
+  }
+  fmt::print("\ntotal over {} analysed tensors ({} skipped: not 2-D, or a dtype no matrix is read from):\n",
+             a.tensors.size() - skipped, skipped);
+  for (const auto& f : analysis::checkpoint_totals(a)) fmt::print("  {:<9} {:>12}  effd {:.4f}\n", f.format, human_bytes(f.bytes), f.effd);
+  fmt::print("{} bytes of tensors in {:.1f} s on {} threads; predicted speedups: MACKO (4-bit deltas) over a dense "
+             "GEMV, roofline with each GPU's measured copy bandwidth and latency\n",
+             human_bytes(a.bytes_read), a.seconds, a.threads);
+}
+
+// ---- prune ----
+
+struct PruneArgs {
+  std::string in, out, per = "row", nm, include = ".*", exclude = "embed|lm_head";
+  double density = -1;
+  bool transpose = false;
+};
+
+// The safetensors dtype of a tensor as read (npy spells them "<f2", "|i1", ...).
+std::string out_dtype(const io::TensorInfo& t) {
+  if (io::safetensors_item_bytes(t.dtype_name) > 0) return t.dtype_name;
+  const std::string& d = t.dtype_name;
+  if (d.size() >= 3) {
+    const char k = d[1];
+    const std::string n = d.substr(2);
+    if (k == 'f') return "F" + std::to_string(std::stoi(n) * 8);
+    if (k == 'i') return "I" + std::to_string(std::stoi(n) * 8);
+    if (k == 'u') return "U" + std::to_string(std::stoi(n) * 8);
+    if (k == 'b' && n == "1") return "BOOL";
+  }
+  return "";
+}
+
+// Magnitude of element i of a tensor's bytes (F16, BF16, F32).
+float magnitude_at(const io::TensorInfo& t, const std::uint8_t* p) {
+  switch (t.dtype) {
+    case io::DType::f16: {
+      std::uint16_t b;
+      std::memcpy(&b, p, 2);
+      return prune::magnitude(to_float(from_bits<half>(b)));
+    }
+    case io::DType::bf16: {
+      std::uint16_t b;
+      std::memcpy(&b, p, 2);
+      return prune::magnitude(to_float(from_bits<bfloat16>(b)));
+    }
+    case io::DType::f32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return prune::magnitude(f);
+    }
+    default: return 0;
+  }
+}
+
+// The pruned bytes of one tensor, in C order: along rows of [out, in] (per row, per tensor or N:M
+// within each row), the kept elements' bits unchanged, the rest zero.
+std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo& t, std::span<const std::uint8_t> data,
+                                       std::int64_t& kept) {
+  const auto shape = io::matrix_shape(t, a.transpose);
+  const std::int64_t rows = shape.first, cols = shape.second;
+  const std::size_t item = t.item_bytes;
+  const bool row_major = t.fortran_order == a.transpose;
+  // Byte offset of matrix element (r, c) in the source, and in the C-order output of the tensor's own shape.
+  const auto src = [&](std::int64_t r, std::int64_t c) {
+    return static_cast<std::size_t>(row_major ? r * cols + c : c * rows + r) * item;
+  };
+  const auto dst = [&](std::int64_t r, std::int64_t c) {
+    return static_cast<std::size_t>(a.transpose ? c * rows + r : r * cols + c) * item;
+  };
+  std::vector<std::uint8_t> out(data.size(), 0);
+  std::vector<float> mag;
+  std::vector<std::uint8_t> keep;
+  kept = 0;
+  auto apply_row = [&](std::int64_t r, const std::uint8_t* mask) {
+    for (std::int64_t c = 0; c < cols; ++c)
+      if (mask[c]) {
+        std::memcpy(out.data() + dst(r, c), data.data() + src(r, c), item);
+        kept += magnitude_at(t, data.data() + src(r, c)) != 0;  // nonzeros kept (a group may keep a zero)
+      }
+  };
+  if (a.per == "tensor" && a.nm.empty()) {
+    mag.resize(static_cast<std::size_t>(rows * cols));
+    keep.resize(mag.size());
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) mag[static_cast<std::size_t>(r * cols + c)] = magnitude_at(t, data.data() + src(r, c));
+    prune::keep_largest(mag, prune::kept_count(a.density, rows * cols), keep);
+    for (std::int64_t r = 0; r < rows; ++r) apply_row(r, keep.data() + r * cols);
+    return out;
+  }
+  int n = 0, m = 0;
+  if (!a.nm.empty()) std::sscanf(a.nm.c_str(), "%d:%d", &n, &m);
+  mag.resize(static_cast<std::size_t>(cols));
+  keep.resize(mag.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) mag[static_cast<std::size_t>(c)] = magnitude_at(t, data.data() + src(r, c));
+    if (m > 0) prune::keep_n_of_m(mag, n, m, keep);
+    else prune::keep_largest(mag, prune::kept_count(a.density, cols), keep);
+    apply_row(r, keep.data());
+  }
+  return out;
+}
+
+void run_prune(const PruneArgs& a) {
+  const bool by_density = a.density >= 0;
+  if (by_density == !a.nm.empty()) throw Error("prune: give --density D or --nm N:M (one of them)");
+  if (!a.nm.empty()) {
+    int n = 0, m = 0;
+    char tail = 0;
+    if (std::sscanf(a.nm.c_str(), "%d:%d%c", &n, &m, &tail) != 2 || !(m == 4 || m == 8) || n < 1 || n >= m)
+      throw Error("prune: --nm '" + a.nm + "' is not N:M with M = 4 or 8 and 0 < N < M (e.g. 2:4, 4:8)");
+  }
+  if (!a.out.ends_with(".safetensors")) throw Error(a.out + ": prune writes safetensors: name the output *.safetensors");
+  std::regex include, exclude;
+  try {
+    include = std::regex(a.include);
+    exclude = std::regex(a.exclude);
+  } catch (const std::regex_error& e) {
+    throw Error(std::string("prune: --include/--exclude is not a regular expression: ") + e.what());
+  }
+  auto f = io::open_tensor_file(a.in, memory_budget());
+  const std::string stem = std::filesystem::path(a.in).stem().string();
+  std::vector<io::TensorOut> outs;
+  std::vector<const io::TensorInfo*> pruned;
+  std::uint64_t largest = 0, total = 0;
+  for (const auto& t : f->tensors()) {
+    const std::string name = t.name.empty() ? stem : t.name;
+    const std::string dtype = out_dtype(t);
+    if (dtype.empty()) throw Error(t.label() + ": dtype " + t.dtype_name + " has no safetensors equivalent");
+    const bool prune_it = t.shape.size() == 2 && (t.dtype == io::DType::f16 || t.dtype == io::DType::bf16 || t.dtype == io::DType::f32) &&
+                          std::regex_search(name, include) && !(a.exclude.size() && std::regex_search(name, exclude));
+    if (prune_it) {
+      pruned.push_back(&t);
+      largest = std::max(largest, t.bytes + t.elements() * 5);  // output copy, magnitudes, mask
+    }
+    total += t.bytes;
+    // A Fortran-order .npy that is not pruned is still written in C order.
+    std::vector<std::int64_t> shape = t.shape;
+    outs.push_back({name, dtype, shape, t.bytes, {}});
+  }
+  if (pruned.empty()) throw Error(a.in + ": no tensor to prune (2-D F16/BF16/F32, matching --include and not --exclude)");
+  memory_budget().require(largest, a.in + ": pruning its largest tensor");
+  ProgressLine progress("prune");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t done = 0;
+  std::uint64_t bytes_done = 0;
+  std::int64_t kept_total = 0, elems_total = 0;
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    const io::TensorInfo& t = f->tensors()[i];
+    const bool prune_it = std::find(pruned.begin(), pruned.end(), &t) != pruned.end();
+    outs[i].write = [&, prune_it](std::ostream& os) {
+      const auto data = f->data(t);
+      if (prune_it) {
+        std::int64_t kept = 0;
+        const auto bytes = pruned_bytes(a, t, data, kept);
+        kept_total += kept;
+        elems_total += static_cast<std::int64_t>(t.elements());
+        os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      } else if (t.fortran_order && t.shape.size() == 2) {
+        // C order for the output: element (i, j) of shape [R, C] from the column-major source.
+        const std::size_t item = t.item_bytes;
+        const auto R = t.shape[0], C = t.shape[1];
+        std::vector<std::uint8_t> row(static_cast<std::size_t>(C) * item);
+        for (std::int64_t r = 0; r < R; ++r) {
+          for (std::int64_t c = 0; c < C; ++c)
+            std::memcpy(row.data() + c * item, data.data() + static_cast<std::size_t>(c * R + r) * item, item);
+          os.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size()));
+        }
+      } else {
+        require(!t.fortran_order || t.shape.size() < 2, t.label() + ": a Fortran-order array of more than 2 dimensions");
+        os.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+      }
+      f->release(t);
+      bytes_done += t.bytes;
+      progress.update(++done, outs.size(), bytes_done, total,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    };
+  }
+  std::map<std::string, std::string> meta = f->metadata();
+  meta["warpsparse.pruned"] =
+      a.nm.empty() ? fmt::format("magnitude, per {}, density {}", a.per, a.density) : fmt::format("magnitude, {} along rows", a.nm);
+  io::write_safetensors(a.out, outs, meta);
+  fmt::print("{}: {} tensors, {} pruned ({}), kept {} nonzeros of {} elements (density {:.4f})\n", a.out, outs.size(), pruned.size(),
+             meta["warpsparse.pruned"], kept_total, elems_total, elems_total ? double(kept_total) / double(elems_total) : 0.0);
+}
+
+}  // namespace
+
+void register_checkpoint_commands(CLI::App& app) {
+  // ---- analyze ----
+  {
+    struct Args {
+      std::string path, out;
+      bool transpose = false, json = false;
+      int threads = 0;
+    };
+    auto a = std::make_shared<Args>();
+    auto* c = app.add_subcommand("analyze", "every 2-D weight of a checkpoint in every sparse format: density, row "
+                                            "spread, N:M, bytes of MACKO/CSR/bitmask/2:4 (encoded), predicted speedups");
+    c->add_option("CKPT", a->path, "a .safetensors file, a sharded checkpoint's model.safetensors.index.json, .npy or .npz")->required();
+    c->add_option("--out", a->out, "also write analysis.csv, analysis.json and checkpoint.html (with figures) into this folder");
+    c->add_flag("--json", a->json, "print JSON instead of the table");
+    c->add_flag("--transpose", a->transpose, "tensors are [in, out] (default [out, in], as torch's Linear stores them)");
+    c->add_option("--threads", a->threads, "worker threads (default: every core, as far as the memory budget allows)")
+        ->transform(whole(1, 1024));
+    c->callback([a] {
+      auto f = io::open_tensor_file(a->path, memory_budget());
+      if (!a->out.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(a->out, ec);
+        require(!ec && std::filesystem::is_directory(a->out), a->out + ": cannot create the output folder");
+      }
+      analysis::AnalyzeOptions o;
+      o.transpose = a->transpose;
+      o.threads = a->threads;
+      o.budget = memory_budget();
+      ProgressLine progress("analyze");
+      o.progress = [&](const analysis::AnalyzeProgress& p) { progress.update(p.done, p.total, p.bytes_done, p.bytes_total, p.seconds); };
+      const analysis::CheckpointAnalysis r = analysis::analyze_checkpoint(*f, o);
+      if (a->json) fmt::print("{}\n", analysis::analysis_json(r).dump(2));
+      else print_analysis_table(r);
+      if (!a->out.empty()) {
+        const std::filesystem::path dir(a->out);
+        std::ofstream csv(dir / "analysis.csv");
+        analysis::write_analysis_csv(csv, r);
+        std::ofstream(dir / "analysis.json") << analysis::analysis_json(r).dump(2) << "\n";
+        const std::string html = notebooks::checkpoint_report(r, a->out);
+        require(static_cast<bool>(csv), a->out + ": write failed");
+        fmt::print(stderr, "wrote {}, analysis.csv and analysis.json\n", html);
+      }
+    });
+  }
+  // ---- prune ----
+  {
+    auto a = std::make_shared<PruneArgs>();
+    auto* c = app.add_subcommand(
+        "prune",
+        "magnitude pruning of a checkpoint's 2-D weights (per row, per tensor, or N:M), written as safetensors with zeros in "
+        "place. Magnitude only: activation-aware methods (Wanda, SparseGPT) need calibration data and are not implemented");
+    c->add_option("IN", a->in, "a .safetensors file, a sharded checkpoint's index .json, .npy or .npz")->required();
+    c->add_option("OUT", a->out, "the pruned checkpoint, one .safetensors file")->required();
+    c->add_option("--density", a->density, "fraction of each row's (or tensor's) elements to keep")->check(fraction());
+    c->add_option("--per", a->per, "row or tensor: where the --density threshold is taken")
+        ->check(CLI::IsMember({"row", "tensor"}))
+        ->capture_default_str();
+    c->add_option("--nm", a->nm, "N:M instead of --density: keep the N largest of every M consecutive columns (2:4, 4:8)");
+    c->add_option("--include", a->include, "prune tensors whose name matches this regular expression")->capture_default_str();
+    c->add_option("--exclude", a->exclude, "but not those matching this one ('' excludes none)")->capture_default_str();
+    c->add_flag("--transpose", a->transpose, "tensors are [in, out]: rows (and N:M groups) run along the first dimension");
+    c->callback([a] { run_prune(*a); });
+  }
+}
+
+}  // namespace warpsparse::cli
