@@ -39,6 +39,7 @@
 #include "bench/stream_baselines.hpp"
 #include "bench/cublas_check.hpp"
 #include "analysis/effd.hpp"  // paper_shapes
+#include "bench/matrix_file.hpp"
 #include "bench/matrix_gen.hpp"
 #include "bench/spmv_check.hpp"
 #include "kernels/csr/csr_spmv.hpp"
@@ -66,6 +67,8 @@ void check_cusparse(cusparseStatus_t s, const char* what) {
 
 struct Options : CommonOptions {
   std::string shapes, densities, patterns = "all", pattern_shapes;
+  std::vector<std::string> matrices;  // --matrix FILE[:TENSOR], repeatable
+  bool transpose = false;             // those tensors are [in, out]
   double pattern_density = 0.5;
   std::string value_types = "fp16";
   std::string delta_bits = "4";
@@ -90,6 +93,9 @@ struct Options : CommonOptions {
 struct Case {
   std::int64_t rows, cols;
   analysis::PatternSpec spec;
+  std::string matrix;  // a user's matrix (--matrix) instead of a generated one; spec unused
+
+  std::string pattern() const { return matrix.empty() ? std::string(analysis::to_string(spec.kind)) : "file:" + matrix; }
 };
 
 std::string shape_str(std::int64_t r, std::int64_t c) { return std::to_string(r) + "x" + std::to_string(c); }
@@ -141,7 +147,7 @@ std::vector<int> parse_ints(const std::string& s, const char* what) {
 }
 
 std::vector<Case> build_cases(const Options& o) {
-  const auto shapes = parse_shapes(o.shapes);
+  const auto shapes = o.shapes == "none" ? std::vector<std::array<std::int64_t, 2>>{} : parse_shapes(o.shapes);
   const auto densities = parse_doubles(o.densities);
   const auto pshapes = parse_shapes(o.pattern_shapes);
   std::vector<analysis::Pattern> families;
@@ -152,12 +158,16 @@ std::vector<Case> build_cases(const Options& o) {
     for (const auto& name : split_list(o.patterns)) families.push_back(analysis::parse_pattern(name));
   }
   std::vector<Case> cases;
+  for (const auto& f : o.matrices) {
+    const MatrixFileInfo info = matrix_file_info(f, o.transpose);
+    cases.push_back({info.rows, info.cols, {analysis::Pattern::exact_nnz, 0.0, 0.0}, f});
+  }
   for (const auto& s : shapes) {
-    for (const double d : densities) cases.push_back({s[0], s[1], {analysis::Pattern::exact_nnz, d, 0.0}});
+    for (const double d : densities) cases.push_back({s[0], s[1], {analysis::Pattern::exact_nnz, d, 0.0}, ""});
     const bool with_families = std::find(pshapes.begin(), pshapes.end(), s) != pshapes.end();
     if (with_families)
       for (const auto f : families)
-        if (f != analysis::Pattern::exact_nnz) cases.push_back({s[0], s[1], {f, o.pattern_density, 0.0}});
+        if (f != analysis::Pattern::exact_nnz) cases.push_back({s[0], s[1], {f, o.pattern_density, 0.0}, ""});
   }
   return cases;
 }
@@ -354,8 +364,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   const Options& o = ctx.opt;
   const auto vt = std::string(to_string(ValueTypeOf<T>::value));
   const std::string label = "[" + std::to_string(index + 1) + "/" + std::to_string(total) + "] " +
-                            shape_str(c.rows, c.cols) + " " + std::string(analysis::to_string(c.spec.kind)) +
-                            " d=" + fmt("%.2f", c.spec.density) + " " + vt;
+                            shape_str(c.rows, c.cols) + " " + c.pattern() +
+                            (c.matrix.empty() ? " d=" + fmt("%.2f", c.spec.density) : std::string()) + " " + vt;
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
 
@@ -370,7 +380,8 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     last = now;
   };
   try {
-    m = generate_blocks<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads);
+    m = c.matrix.empty() ? generate_blocks<T>(c.spec, c.rows, c.cols, case_seed(o.seed, c), o.threads)
+                         : matrix_file_blocks<T>(c.matrix, o.transpose, o.threads);
   } catch (const Error& e) {
     std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), e.what());
     return;
@@ -665,9 +676,9 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
               {"rows", std::int64_t{c.rows}},
               {"cols", std::int64_t{c.cols}},
               {"batch", std::int64_t{r.batch}},
-              {"density", c.spec.density},
+              {"density", c.matrix.empty() ? c.spec.density : actual_density},
               {"actual_density", actual_density},
-              {"pattern", std::string(analysis::to_string(c.spec.kind))},
+              {"pattern", c.pattern()},
               {"value_type", vt},
               {"delta_bits", r.delta_bits ? Value{std::int64_t{r.delta_bits}} : Value{}},
               {"nnz", std::int64_t{nnz}},
@@ -703,9 +714,9 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     };
     std::string line = shape_str(c.rows, c.cols);
     line.resize(std::max<std::size_t>(line.size(), 13), ' ');
-    std::string pat = std::string(analysis::to_string(c.spec.kind));
+    std::string pat = c.matrix.empty() ? c.pattern() : "file";  // the CSV names the file in full
     pat.resize(std::max<std::size_t>(pat.size(), 16), ' ');
-    line += " " + pat + fmt(" %5.2f", c.spec.density) + " " + vt + fmt(" %5.0f", double(nb)) + " " + cell(cublas_name) + " " +
+    line += " " + pat + fmt(" %5.2f", c.matrix.empty() ? c.spec.density : actual_density) + " " + vt + fmt(" %5.0f", double(nb)) + " " + cell(cublas_name) + " " +
             cell(cusparse_name) + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("copy");
     if (best_macko) {
       const double gbps = double(best_macko->bytes) / (best_macko->t.median * 1e-6) / 1e9;
@@ -727,7 +738,11 @@ int main(int argc, char** argv) {
                          ", pattern families on " + kQuickPatternShapes,
                      "all 31 shapes of macko-paper.txt Appendix D, densities " + std::string(kFullDensities) +
                          ", pattern families on the quick shapes");
-  app.add_option("--shapes", o.shapes, "ROWSxCOLS list, or 'paper' for all 31");
+  app.add_option("--shapes", o.shapes, "ROWSxCOLS list, 'paper' for all 31, or 'none'");
+  app.add_option("--matrix", o.matrices,
+                 "a matrix of your own, benchmarked like the generated ones (repeatable): FILE.safetensors:TENSOR, "
+                 "INDEX.json:TENSOR, FILE.npy, FILE.npz:NAME or FILE.mtx");
+  app.add_flag("--transpose", o.transpose, "the --matrix tensors are [in, out] (default [out, in])");
   app.add_option("--densities", o.densities, "densities of the exact-nnz uniform pattern");
   app.add_option("--patterns", o.patterns, "pattern families run at --pattern-density: 'all', 'none' or a list")
       ->capture_default_str();
@@ -772,7 +787,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (o.shapes.empty()) o.shapes = o.full ? "paper" : kQuickShapes;
+    if (o.shapes.empty()) o.shapes = !o.matrices.empty() ? "none" : o.full ? "paper" : kQuickShapes;
     if (o.densities.empty()) o.densities = o.full ? kFullDensities : kQuickDensities;
     // The families run on the quick shapes in --full too: they ask how the pattern changes the
     // speed, which four shapes answer; the density sweep is what covers all 31.
@@ -803,8 +818,7 @@ int main(int argc, char** argv) {
                  vts.size(), batch_list.c_str(), o.warmup, o.iters, o.no_flush ? "off" : "on");
     if (o.dry_run) {
       for (const auto& c : cases)
-        std::printf("%s %s %.2f\n", shape_str(c.rows, c.cols).c_str(), std::string(analysis::to_string(c.spec.kind)).c_str(),
-                    c.spec.density);
+        std::printf("%s %s %.2f\n", shape_str(c.rows, c.cols).c_str(), c.pattern().c_str(), c.spec.density);
       return 0;
     }
 

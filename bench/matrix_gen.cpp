@@ -90,6 +90,26 @@ RowBlocks<T> generate_blocks(const analysis::PatternSpec& spec, std::int64_t row
 }
 
 template <class T>
+RowBlocks<T> to_blocks(SparseRows<T> rows, int threads) {
+  RowBlocks<T> m;
+  m.rows = rows.rows;
+  m.cols = rows.cols;
+  const std::int64_t per_block = std::max<std::int64_t>(1, std::min<std::int64_t>(256, m.rows / (4 * threads) + 1));
+  for (std::int64_t r0 = 0; r0 < m.rows; r0 += per_block) {
+    const std::int64_t r1 = std::min(m.rows, r0 + per_block);
+    SparseRows<T> b;
+    b.cols = m.cols;
+    for (std::int64_t r = r0; r < r1; ++r) {
+      for (std::int64_t k = rows.row_ptr[r]; k < rows.row_ptr[r + 1]; ++k) b.push(rows.col[k], rows.val[k]);
+      b.end_row();
+    }
+    m.first_row.push_back(r0);
+    m.blocks.push_back(std::move(b));
+  }
+  return m;
+}
+
+template <class T>
 std::vector<T> random_vector(std::int64_t n, std::uint64_t seed) {
   std::vector<T> v(static_cast<std::size_t>(n));
   std::mt19937_64 rng(mix(seed, kVectorStream, 0));
@@ -220,6 +240,7 @@ Oracle spmv_oracle_parallel(const RowBlocks<T>& m, const std::vector<T>& x, int 
 
 #define WS_GEN_INST(T)                                                                                        \
   template struct RowBlocks<T>;                                                                               \
+  template RowBlocks<T> to_blocks<T>(SparseRows<T>, int);                                                     \
   template RowBlocks<T> generate_blocks<T>(const analysis::PatternSpec&, std::int64_t, std::int64_t,        \
                                            std::uint64_t, int);                                               \
   template std::vector<T> random_vector<T>(std::int64_t, std::uint64_t);                                      \

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "analysis/patterns.hpp"
@@ -28,6 +29,14 @@ struct RowBlocks {
   std::vector<SparseRows<T>> blocks;    // consecutive row ranges
   std::int64_t nnz() const;
 };
+
+// Rows already in memory (a user's matrix), cut into blocks as generate_blocks cuts them.
+template <class T>
+RowBlocks<T> to_blocks(SparseRows<T> rows, int threads);
+
+// A --matrix FILE[:TENSOR] (bench/matrix_file.hpp), read as T.
+template <class T>
+RowBlocks<T> matrix_file_blocks(const std::string& spec, bool transpose, int threads);
 
 template <class T>
 RowBlocks<T> generate_blocks(const analysis::PatternSpec& spec, std::int64_t rows, std::int64_t cols,

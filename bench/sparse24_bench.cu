@@ -31,6 +31,7 @@
 #include "bench/cublas_check.hpp"
 #include "analysis/effd.hpp"  // paper_shapes
 #include "bench/gemm24_kernel.hpp"
+#include "bench/matrix_file.hpp"
 #include "reference/values/value_types.hpp"
 
 using namespace warpsparse;
@@ -121,6 +122,8 @@ class CublasDense final : public Gemm24Kernel {
 
 struct Options : CommonOptions {
   std::string sizes, weights, tokens;
+  std::vector<std::string> matrices;  // --matrix FILE[:TENSOR]: a 2:4 weight of your own (M x K)
+  bool transpose = false;
   std::string kernels = "cublas_dense,cusparselt,warpsparse";
   bool no_search = false;
   std::string ws_tiles = "auto";
@@ -129,13 +132,27 @@ struct Options : CommonOptions {
 
 struct Case {
   std::int64_t m, n, k;
-  std::string weight;  // "cube" or ROWSxCOLS of the weight
+  std::string weight;  // "cube", ROWSxCOLS of the weight, or "file:FILE[:TENSOR]"
+  std::string matrix;  // --matrix: the weight is read from it rather than drawn
 };
 
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
+}
+
+// A weight read from a file must already be 2:4 along K (every group of 4 columns at most 2
+// nonzeros, +-0 being zero): named otherwise, with the way to make it so.
+void require_24(const std::vector<std::uint16_t>& bf16, std::int64_t m, std::int64_t k, const std::string& what) {
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t g = 0; g + 4 <= k; g += 4) {
+      int nz = 0;
+      for (int i = 0; i < 4; ++i) nz += (bf16[static_cast<std::size_t>(r * k + g + i)] & 0x7fff) != 0;
+      if (nz > 2)
+        throw Error(what + ": not 2:4: row " + std::to_string(r) + " columns " + std::to_string(g) + ".." + std::to_string(g + 3) +
+                    " hold " + std::to_string(nz) + " nonzeros (warpsparse prune --nm 2:4 makes a checkpoint 2:4)");
+    }
 }
 
 std::vector<Case> build_cases(const Options& o) {
@@ -163,7 +180,11 @@ std::vector<Case> build_cases(const Options& o) {
   }
   for (const auto& w : ws)
     for (const auto t : toks)
-      cases.push_back({w[0], t, w[1], std::to_string(w[0]) + "x" + std::to_string(w[1])});
+      cases.push_back({w[0], t, w[1], std::to_string(w[0]) + "x" + std::to_string(w[1]), ""});
+  for (const auto& f : o.matrices) {
+    const MatrixFileInfo info = matrix_file_info(f, o.transpose);
+    for (const auto t : toks) cases.push_back({info.rows, t, info.cols, "file:" + f, f});
+  }
   for (const auto& c : cases)
     require(c.k % 4 == 0, "K = " + std::to_string(c.k) + " is not a multiple of 4 (2:4 groups along K)");
   return cases;
@@ -276,7 +297,11 @@ int main(int argc, char** argv) {
                      std::string("cubes and all 31 weight shapes x tokens ") + kFullTokens);
   app.add_option("--sizes", o.sizes, "MxNxK list (plain GEMMs)");
   app.add_option("--weights", o.weights, "weight shapes ROWSxCOLS (M x K), or 'paper'; 'none' for none");
-  app.add_option("--tokens", o.tokens, "token counts N for the weight shapes");
+  app.add_option("--tokens", o.tokens, "token counts N for the weight shapes and the --matrix weights");
+  app.add_option("--matrix", o.matrices,
+                 "a 2:4 weight of your own as A (M x K), at each --tokens N (repeatable): FILE.safetensors:TENSOR, "
+                 "INDEX.json:TENSOR, FILE.npy, FILE.npz:NAME or FILE.mtx");
+  app.add_flag("--transpose", o.transpose, "the --matrix tensors are [in, out] (default [out, in])");
   app.add_option("--kernels", o.kernels, "subset of cublas_dense,cusparselt,warpsparse")->capture_default_str();
   std::string tile_keys;
   for (const auto& k : warpsparse_gemm24_tile_keys()) tile_keys += (tile_keys.empty() ? "" : ", ") + k;
@@ -289,9 +314,10 @@ int main(int argc, char** argv) {
   app.add_option("--sample-cols", o.sample_cols, "columns of C checked against the double oracle")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
-    if (o.sizes.empty()) o.sizes = kCubes;
+    // With --matrix, the generated cases run only when asked for.
+    if (o.sizes.empty()) o.sizes = o.matrices.empty() ? kCubes : "none";
     if (o.sizes == "none") o.sizes.clear();
-    if (o.weights.empty()) o.weights = o.full ? "paper" : kQuickWeights;
+    if (o.weights.empty()) o.weights = !o.matrices.empty() ? "none" : o.full ? "paper" : kQuickWeights;
     if (o.weights == "none") o.weights.clear();
     if (o.tokens.empty()) o.tokens = o.full ? kFullTokens : kQuickTokens;
     require(o.sample_rows >= 2 && o.sample_cols >= 2, "--sample-rows and --sample-cols must be >= 2");
@@ -375,7 +401,14 @@ int main(int argc, char** argv) {
         gpu::DeviceBuffer<bfloat16> a(static_cast<std::size_t>(c.m * c.k)), b(static_cast<std::size_t>(c.k * c.n)),
             cbuf(static_cast<std::size_t>(c.m * c.n));
         const std::uint64_t seed = o.seed * 1000003ull + static_cast<std::uint64_t>(c.m * 31 + c.n * 7 + c.k);
-        fill_a_24<<<grid_for(c.m * c.k / 4), 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(a.get()), c.m, c.k, seed);
+        if (c.matrix.empty()) {
+          fill_a_24<<<grid_for(c.m * c.k / 4), 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(a.get()), c.m, c.k, seed);
+        } else {
+          MatrixFileInfo info;
+          const std::vector<std::uint16_t> host = matrix_file_bf16(c.matrix, o.transpose, info);
+          require_24(host, c.m, c.k, c.matrix);
+          WS_CUDA(cudaMemcpyAsync(a.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice, stream));
+        }
         fill_dense<<<grid_for(c.k * c.n), 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(b.get()), c.k * c.n, seed + 1);
         WS_CUDA(cudaGetLastError());
         WS_CUDA(cudaStreamSynchronize(stream));
