@@ -5,9 +5,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <variant>
 #include <string>
 
 #include "reference/common/memory_budget.hpp"
+#include "reference/io/format_safetensors.hpp"
+#include "reference/io/tensor_file.hpp"
 #include "reference/macko/macko_verify.hpp"
 
 namespace warpsparse::fuzz {
@@ -43,6 +47,42 @@ void check_model(const Macko<T>& a) {
   const MackoVerifyResult r = macko_verify(a, 7, {1, 4});
   check(r.fault.empty(), "warp model fault: " + r.fault);
   check(r.check.ok(), "warp model disagrees with the oracle: " + r.check.first_failure);
+}
+
+// Every tensor of an accepted tensor file: a small 2-D one of a matrix dtype is read as rows (both
+// orientations, which must be transposes of each other), encoded, and run through the model; a
+// MACKO safetensors file is read as a matrix and run through the model.
+inline void check_tensor_file(io::TensorFile& f) {
+  if (io::warpsparse_format(f) == io::kMackoSafetensorsFormat) {
+    try {
+      const auto m = io::read_macko_safetensors(f, kBudget);
+      std::visit([](const auto& a) { check_model(a); }, m);
+    } catch (const Error& e) {
+      check_message(e.what(), f.path());
+    }
+    return;
+  }
+  for (const auto& t : f.tensors()) {
+    if (t.shape.size() != 2 || t.dtype == io::DType::other || t.elements() > static_cast<std::uint64_t>(kModelElements) ||
+        std::max<std::int64_t>(t.shape[0], 1) * std::max<std::int64_t>(t.shape[1], 1) > kModelElements)
+      continue;
+    dispatch_value_type(io::value_type_of(t.dtype), [&](auto tag) {
+      using T = decltype(tag);
+      const auto data = f.data(t);
+      const SparseRows<T> a = io::tensor_rows<T>(t, data, false, kBudget);
+      const SparseRows<T> b = io::tensor_rows<T>(t, data, true, kBudget);
+      a.validate();
+      b.validate();
+      check(a.nnz() == b.nnz() && a.rows == b.cols && a.cols == b.rows, "a tensor and its transpose differ in shape or nonzeros");
+      const auto da = a.to_dense(), db = b.to_dense();
+      for (std::int64_t r = 0; r < a.rows; ++r)
+        for (std::int64_t c = 0; c < a.cols; ++c)
+          check(std::memcmp(&da[static_cast<std::size_t>(r * a.cols + c)], &db[static_cast<std::size_t>(c * b.cols + r)], sizeof(T)) == 0,
+                "a tensor and its transpose differ");
+      check_model(encode_macko(a));
+      f.release(t);
+    });
+  }
 }
 
 }  // namespace warpsparse::fuzz
