@@ -12,6 +12,7 @@
 #include <ostream>
 #include <thread>
 
+#include "analysis/effd.hpp"
 #include "reference/device/device_facts.hpp"
 #include "reference/macko/macko_format.hpp"
 #include "reference/sparse24/sparse24_format.hpp"
@@ -74,10 +75,15 @@ void analyze_rows(TensorAnalysis& a, const SparseRows<T>& m) {
     add("macko-b" + std::to_string(db), enc.storage_bytes(), true);
     if (db == 4) macko4 = enc.storage_bytes();
   }
-  const std::uint64_t ptr = (static_cast<std::uint64_t>(R) + 1) * 4;
-  add("csr32", a.nnz * (sizeof(T) + 4) + ptr, false);
-  if (C <= 65536) add("csr16", a.nnz * (sizeof(T) + 2) + ptr, false);
-  add("bitmask", static_cast<std::uint64_t>(R) * static_cast<std::uint64_t>((C + 7) / 8) + a.nnz * sizeof(T), false);
+  // CSR and bitmask from the storage models (effd.hpp) at the measured nonzero count: their sizes
+  // follow from it exactly, with the same conventions as every other table of the project.
+  StorageConfig sc;
+  sc.value_bits = static_cast<int>(8 * sizeof(T));
+  sc.shape = {R, C};
+  const auto model = [&](Format f) { return static_cast<std::uint64_t>(std::llround(format_effd(f, a.density, sc) * dense)); };
+  add("csr32", model(Format::csr32), false);
+  if (C <= 65536) add("csr16", model(Format::csr16), false);
+  add("bitmask", model(Format::bitmask), false);
   if (a.max_per_4 <= 2 && R <= std::numeric_limits<int>::max() / 2 && C <= std::numeric_limits<int>::max() / 2) {
     const auto s = sparse24::compress<T>(m.to_dense(), static_cast<int>(R), static_cast<int>(C));
     add("2:4", s.values.size() * sizeof(T) + s.meta.size() * 2, true);

@@ -22,7 +22,7 @@ struct FormatBytes {
   std::string format;  // macko-b2, macko-b4, macko-b8, csr32, csr16, bitmask, 2:4, dense
   std::uint64_t bytes = 0;
   double effd = 0;     // bytes / dense bytes
-  bool measured = false;  // really encoded (MACKO, 2:4), or the format's exact size formula (CSR, bitmask)
+  bool measured = false;  // really encoded (MACKO, 2:4), or the storage model at the measured nnz (CSR, bitmask)
 };
 
 struct TensorAnalysis {

@@ -25,7 +25,7 @@ std::string checkpoint_report(const analysis::CheckpointAnalysis& a, const std::
                        done.size(), a.tensors.size(), 100 * total_of("macko-b4"), 100 * total_of("csr32"),
                        100 * total_of("bitmask"), a.threads, a.seconds));
   std::vector<std::vector<std::string>> trows;
-  for (const auto& f : totals) trows.push_back({f.format, fmt::format("{:.3f}", f.bytes / 1e9), fmt::format("{:.4f}", f.effd)});
+  for (const auto& f : totals) trows.push_back({f.format, fmt::format("{:.3f}", double(f.bytes) / 1e9), fmt::format("{:.4f}", f.effd)});
   rep.table({"format", "GB", "effd (bytes / dense bytes)"}, trows, "Totals over the analysed tensors (a format that does "
                                                                    "not apply to a tensor counts it as dense).");
   // Figure 1: effd against density, one series per format.

@@ -216,6 +216,7 @@ SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> b, const std::
     t.name = it.key();
     t.file = file;
     t.dtype_name = dt->get<std::string>();
+    t.safetensors_dtype = t.dtype_name;
     t.dtype = safetensors_dtype(t.dtype_name);
     t.item_bytes = safetensors_item_bytes(t.dtype_name);
     if (t.item_bytes == 0) throw Error(where + ": dtype: unknown dtype " + quote(t.dtype_name));
@@ -401,6 +402,11 @@ TensorInfo parse_npy(std::span<const std::uint8_t> b, std::uint64_t file_size, c
   const char kind = d[1];
   if (d[0] == '>' && item > 1) throw Error(file + ": header: descr " + quote(d) + " is big-endian (only little-endian data is read)");
   t.item_bytes = item;
+  // numpy's kind and size as safetensors names them (f8 -> F64, i1 -> I8, b1 -> BOOL, ...).
+  const std::string bits = std::to_string(item * 8);
+  t.safetensors_dtype = kind == 'f' ? "F" + bits : kind == 'i' ? "I" + bits : kind == 'u' ? "U" + bits
+                        : kind == 'b' && item == 1 ? "BOOL" : "";
+  if (safetensors_item_bytes(t.safetensors_dtype) != item) t.safetensors_dtype.clear();
   t.dtype = kind == 'f' && item == 2 ? DType::f16 : kind == 'f' && item == 4 ? DType::f32 : kind == 'i' && item == 1 ? DType::i8
                                                                                                                   : DType::other;
   const std::uint64_t elems = checked_elements(t.shape, file);
@@ -790,6 +796,18 @@ SparseRows<T> rows_of(const TensorInfo& t, std::span<const std::uint8_t> data, b
 }
 
 }  // namespace
+
+float element_float(const TensorInfo& t, std::span<const std::uint8_t> data, std::uint64_t i) {
+  const std::uint8_t* p = data.data() + i * t.item_bytes;
+  switch (t.dtype) {
+    case DType::f16: return to_float(load<half>(p));
+    case DType::bf16: return to_float(load<bfloat16>(p));
+    case DType::f32: return load<float>(p);
+    case DType::i8: return static_cast<float>(load<std::int8_t>(p));
+    case DType::other: break;
+  }
+  throw Error(t.label() + ": dtype " + quote(t.dtype_name) + " is not one a matrix is read from (F16, BF16, F32, I8)");
+}
 
 template <class T>
 SparseRows<T> tensor_rows(const TensorInfo& t, std::span<const std::uint8_t> data, bool transpose, const MemoryBudget& budget) {

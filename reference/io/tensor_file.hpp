@@ -31,6 +31,7 @@ ValueType value_type_of(DType d);
 struct TensorInfo {
   std::string name;        // "" for a .npy file
   std::string dtype_name;  // as the file spells it: "F16", "<f2", ...
+  std::string safetensors_dtype;  // the same type as safetensors spells it ("" when it has none)
   DType dtype = DType::other;
   std::uint64_t item_bytes = 0;  // 0: a dtype this reader does not know the size of
   std::vector<std::int64_t> shape;
@@ -102,6 +103,9 @@ std::unique_ptr<TensorFile> open_npz_bytes(std::span<const std::uint8_t> bytes, 
 template <class T>
 SparseRows<T> tensor_rows(const TensorInfo& t, std::span<const std::uint8_t> data, bool transpose,
                           const MemoryBudget& budget = MemoryBudget::default_budget());
+
+// Element i of a tensor of a matrix dtype (F16, BF16, F32, I8) as a float, from its bytes.
+float element_float(const TensorInfo& t, std::span<const std::uint8_t> data, std::uint64_t i);
 
 // The matrix shape of a 2-D tensor (rows, cols) with `transpose`; throws Error naming the tensor
 // otherwise, or when a side exceeds what the formats address.

@@ -82,43 +82,6 @@ struct PruneArgs {
   bool transpose = false;
 };
 
-// The safetensors dtype of a tensor as read (npy spells them "<f2", "|i1", ...).
-std::string out_dtype(const io::TensorInfo& t) {
-  if (io::safetensors_item_bytes(t.dtype_name) > 0) return t.dtype_name;
-  const std::string& d = t.dtype_name;
-  if (d.size() >= 3) {
-    const char k = d[1];
-    const std::string n = d.substr(2);
-    if (k == 'f') return "F" + std::to_string(std::stoi(n) * 8);
-    if (k == 'i') return "I" + std::to_string(std::stoi(n) * 8);
-    if (k == 'u') return "U" + std::to_string(std::stoi(n) * 8);
-    if (k == 'b' && n == "1") return "BOOL";
-  }
-  return "";
-}
-
-// Magnitude of element i of a tensor's bytes (F16, BF16, F32).
-float magnitude_at(const io::TensorInfo& t, const std::uint8_t* p) {
-  switch (t.dtype) {
-    case io::DType::f16: {
-      std::uint16_t b;
-      std::memcpy(&b, p, 2);
-      return prune::magnitude(to_float(from_bits<half>(b)));
-    }
-    case io::DType::bf16: {
-      std::uint16_t b;
-      std::memcpy(&b, p, 2);
-      return prune::magnitude(to_float(from_bits<bfloat16>(b)));
-    }
-    case io::DType::f32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return prune::magnitude(f);
-    }
-    default: return 0;
-  }
-}
-
 // The pruned bytes of one tensor, in C order: along rows of [out, in] (per row, per tensor or N:M
 // within each row), the kept elements' bits unchanged, the rest zero.
 std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo& t, std::span<const std::uint8_t> data,
@@ -134,6 +97,9 @@ std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo&
   const auto dst = [&](std::int64_t r, std::int64_t c) {
     return static_cast<std::size_t>(a.transpose ? c * rows + r : r * cols + c) * item;
   };
+  const auto magnitude = [&](std::int64_t r, std::int64_t c) {
+    return prune::magnitude(io::element_float(t, data, static_cast<std::uint64_t>(src(r, c) / item)));
+  };
   std::vector<std::uint8_t> out(data.size(), 0);
   std::vector<float> mag;
   std::vector<std::uint8_t> keep;
@@ -142,14 +108,14 @@ std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo&
     for (std::int64_t c = 0; c < cols; ++c)
       if (mask[c]) {
         std::memcpy(out.data() + dst(r, c), data.data() + src(r, c), item);
-        kept += magnitude_at(t, data.data() + src(r, c)) != 0;  // nonzeros kept (a group may keep a zero)
+        kept += magnitude(r, c) != 0;  // nonzeros kept (a group may keep a zero)
       }
   };
   if (a.per == "tensor" && a.nm.empty()) {
     mag.resize(static_cast<std::size_t>(rows * cols));
     keep.resize(mag.size());
     for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t c = 0; c < cols; ++c) mag[static_cast<std::size_t>(r * cols + c)] = magnitude_at(t, data.data() + src(r, c));
+      for (std::int64_t c = 0; c < cols; ++c) mag[static_cast<std::size_t>(r * cols + c)] = magnitude(r, c);
     prune::keep_largest(mag, prune::kept_count(a.density, rows * cols), keep);
     for (std::int64_t r = 0; r < rows; ++r) apply_row(r, keep.data() + r * cols);
     return out;
@@ -159,7 +125,7 @@ std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo&
   mag.resize(static_cast<std::size_t>(cols));
   keep.resize(mag.size());
   for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t c = 0; c < cols; ++c) mag[static_cast<std::size_t>(c)] = magnitude_at(t, data.data() + src(r, c));
+    for (std::int64_t c = 0; c < cols; ++c) mag[static_cast<std::size_t>(c)] = magnitude(r, c);
     if (m > 0) prune::keep_n_of_m(mag, n, m, keep);
     else prune::keep_largest(mag, prune::kept_count(a.density, cols), keep);
     apply_row(r, keep.data());
@@ -191,7 +157,7 @@ void run_prune(const PruneArgs& a) {
   std::uint64_t largest = 0, total = 0;
   for (const auto& t : f->tensors()) {
     const std::string name = t.name.empty() ? stem : t.name;
-    const std::string dtype = out_dtype(t);
+    const std::string& dtype = t.safetensors_dtype;
     if (dtype.empty()) throw Error(t.label() + ": dtype " + t.dtype_name + " has no safetensors equivalent");
     const bool prune_it = t.shape.size() == 2 && (t.dtype == io::DType::f16 || t.dtype == io::DType::bf16 || t.dtype == io::DType::f32) &&
                           std::regex_search(name, include) && !(a.exclude.size() && std::regex_search(name, exclude));
