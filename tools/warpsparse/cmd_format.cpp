@@ -105,7 +105,8 @@ void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko
       });
     }
     default:
-      throw Error(in.name + ": not a matrix file (MACKO, MatrixMarket, safetensors, .npy or .npz)");
+      throw Error(in.name + ": not a matrix file (MACKO, MatrixMarket, safetensors, .npy or .npz)" +
+                  std::string(in.size ? "" : "; tensor files are read with random access, so not from a pipe: save it to a file"));
   }
 }
 
