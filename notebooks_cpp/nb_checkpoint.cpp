@@ -5,6 +5,7 @@
 
 #include "notebooks_cpp/nb_common.hpp"
 #include "notebooks_cpp/notebooks.hpp"
+#include "reference/device/device_facts.hpp"
 
 namespace warpsparse::notebooks {
 
@@ -60,8 +61,11 @@ std::string checkpoint_report(const analysis::CheckpointAnalysis& a, const std::
   p2.ylabel = "speedup";
   p2.logx = true;
   p2.key = "top left";
-  Series h100{"H100 (3.0 TB/s, 7.4 us)", {}, {}, {}, {}, "points", "pt 7 ps 0.9"};
-  Series h200{"H200 (4.28 TB/s, 7.1 us)", {}, {}, {}, {}, "points", "pt 5 ps 0.9"};
+  const auto gpu_label = [](const char* name, const DeviceFacts& g) {
+    return fmt::format("{} ({:.2f} TB/s, {:.1f} us)", name, g.copy_bytes_per_s / 1e12, g.latency_us);
+  };
+  Series h100{gpu_label("H100", kH100), {}, {}, {}, {}, "points", "pt 7 ps 0.9"};
+  Series h200{gpu_label("H200", kH200), {}, {}, {}, {}, "points", "pt 5 ps 0.9"};
   for (const auto* t : done) {
     h100.x.push_back(double(t->dense_bytes));
     h100.y.push_back(t->speedup_h100);

@@ -31,6 +31,12 @@ const DeviceFacts& device_facts(int device) {
   f.smem_per_sm = static_cast<std::int64_t>(p.sharedMemPerMultiprocessor);
   f.smem_per_block_optin = static_cast<std::int64_t>(p.sharedMemPerBlockOptin);
   f.smem_reserved_per_block = static_cast<std::int64_t>(p.reservedSharedMemPerBlock);
+  // Memory measurements exist only for the GPUs this project has measured.
+  for (const KnownGpu& g : kKnownGpus)
+    if (g.facts->name == f.name) {
+      f.copy_bytes_per_s = g.facts->copy_bytes_per_s;
+      f.latency_us = g.facts->latency_us;
+    }
   return cache.emplace(device, f).first->second;
 }
 

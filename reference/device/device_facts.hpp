@@ -35,9 +35,10 @@ struct DeviceFacts {
   // Memory, as measured (not the datasheet): a device-to-device copy's bandwidth, read + write
   // bytes per second, and the time a memory-bound kernel costs beyond its bytes at that rate (from
   // the accepted benchmark runs: cuBLAS GEMV on 4096 x 4096 fp16, L2 flushed: 18.6 us on the H100,
-  // 14.9 us on the H200, against 11.2 / 7.8 us of copy time). For roofline predictions.
-  double copy_bytes_per_s = 3.0e12;
-  double latency_us = 7.4;
+  // 14.9 us on the H200, against 11.2 / 7.8 us of copy time). For roofline predictions; 0 for a
+  // GPU not measured.
+  double copy_bytes_per_s = 0;
+  double latency_us = 0;
 };
 
 // Blocks of `threads` threads, `regs` registers per thread and `smem` bytes of shared memory (static
