@@ -1,4 +1,5 @@
 #include "analysis/padding_study.hpp"
+#include "analysis/intervals.hpp"
 
 #include <fmt/core.h>
 
@@ -124,7 +125,8 @@ std::uint64_t StudyConfig::memory_bytes() const {
 
 std::vector<double> default_densities(int n) {
   std::vector<double> d;
-  for (int i = 0; i < n; ++i) d.push_back(n == 1 ? 1.0 : 0.01 + (1.0 - 0.01) * i / (n - 1));
+  // Weighted so that the ends are exactly 0.01 and 1 (0.01 + 0.99 * i / (n - 1) gives 0.9999999999999999).
+  for (int i = 0; i < n; ++i) d.push_back(n == 1 ? 1.0 : (0.01 * double(n - 1 - i) + double(i)) / double(n - 1));
   return d;
 }
 
@@ -210,11 +212,14 @@ std::vector<StudyPoint> run_padding_study(const StudyConfig& cfg) {
                       static_cast<std::uint64_t>(macko::delta_bytes(padded, cfg.delta_bits)) + ptr_bytes;
     const double dense_bytes = R * C * cfg.value_bits / 8.0;
     p.effd = double(p.storage_bytes) / dense_bytes;
+    // Padding per row is a non-negative count that becomes rare at high density: its interval is
+    // the quasi-Poisson one (analysis/intervals.hpp), never negative and not [0, 0] after no events.
     const Interval ip = interval(double(s.padding), double(s.pad_sq), s.rows, cfg.confidence);
+    const Bounds pb = count_mean(double(s.padding), double(s.pad_sq), s.rows, cfg.confidence);
     p.pad_mean = ip.mean;
     p.pad_var = ip.var;
-    p.pad_lo = ip.mean - ip.half;
-    p.pad_hi = ip.mean + ip.half;
+    p.pad_lo = pb.lo;
+    p.pad_hi = pb.hi;
     const Interval ie = interval(double(p.emitted), double(s.emit_sq), s.rows, cfg.confidence);
     const double bits_per_emitted = cfg.value_bits + cfg.delta_bits;
     const double fixed_bits = 8.0 * double(p.storage_bytes) - double(p.emitted) * bits_per_emitted;

@@ -43,7 +43,8 @@ struct StudyPoint {
   std::int64_t nnz = 0, padding = 0, emitted = 0;
   std::uint64_t storage_bytes = 0;  // values + deltas + row pointers, as the encoder stores them
   double effd = 0;                  // storage / dense bytes
-  // Padding per row: sample mean, sample variance and a Student-t interval for the mean.
+  // Padding per row: sample mean, sample variance and the quasi-Poisson interval for the mean
+  // (analysis/intervals.hpp count_mean: never negative, above 0 after zero events).
   double pad_mean = 0, pad_var = 0, pad_lo = 0, pad_hi = 0;
   // effd interval from the per-row emitted elements (alignment and row pointers are constants).
   double effd_lo = 0, effd_hi = 0;

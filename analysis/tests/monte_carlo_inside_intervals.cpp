@@ -1,8 +1,8 @@
 // Monte Carlo over the real encoder agrees with the exact model: at fixed seeds, the exact mean
-// padding per row lies inside the study's 99.9% Student-t interval.
+// padding per row lies inside the study's 99.9% interval (quasi-Poisson, analysis/intervals.hpp).
 //
 // False-alarm rate: each check fails with probability ≈ 0.1% for a correct implementation and a
-// random seed (rows are i.i.d., n ≥ 2000 so the t interval is accurate); with the 24 checks below
+// random seed (rows are i.i.d., n ≥ 2000 so the interval is near its nominal level); with the 24 checks below
 // a random seed would fail the test with probability ≤ 2.4% (union bound). The seeds are fixed, so
 // the outcome is reproducible; changing a seed is a new draw from that rate.
 #include <catch2/catch.hpp>
