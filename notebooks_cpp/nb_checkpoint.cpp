@@ -19,8 +19,9 @@ std::string checkpoint_report(const analysis::CheckpointAnalysis& a, const std::
     const auto it = std::find_if(totals.begin(), totals.end(), [&](const auto& x) { return x.format == f; });
     return it == totals.end() ? 0.0 : it->effd;
   };
-  rep.para(fmt::format("Which format stores this checkpoint's weights in the fewest bytes, and what would MACKO gain "
-                       "over a dense GEMV? {} of {} tensors are 2-D weights of a supported dtype; over them MACKO "
+  rep.lead("Which format stores this checkpoint's weights in the fewest bytes, and what would MACKO gain over a dense "
+           "GEMV?",
+           fmt::format("{} of {} tensors are 2-D weights of a supported dtype; over them MACKO "
                        "(4-bit deltas) stores {:.1f} % of the dense bytes, CSR32 {:.1f} %, bitmask {:.1f} %. "
                        "Measured by encoding each weight ({} threads, {:.1f} s).",
                        done.size(), a.tensors.size(), 100 * total_of("macko-b4"), 100 * total_of("csr32"),

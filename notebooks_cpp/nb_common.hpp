@@ -24,6 +24,12 @@ inline std::string num(double v, int decimals = 3) {
 inline std::string figure_name(const std::string& base, int index) {
   return index ? fmt::format("{}_{}", base, index) : base;
 }
+// A multiplot of n panels side by side (one per GPU, density, ...), 1350 px wide when n > 1.
+inline void panels_in_a_row(Plot& f, std::size_t n, int height = 600) {
+  f.layout = fmt::format("1,{}", n);
+  f.width = n > 1 ? 1350 : 900;
+  f.height = height;
+}
 inline std::string pct(double v, int decimals = 1) { return fmt::format("{:.{}f}%", 100.0 * v, decimals); }
 inline std::string ci(double lo, double hi, int decimals = 4) {
   return fmt::format("[{:.{}f}, {:.{}f}]", lo, decimals, hi, decimals);

@@ -61,6 +61,17 @@ std::string padding_row_length(const Options& o) {
     p.series.push_back(ex);
     p.series.push_back(mc);
   }
+  int inside = 0;
+  for (const auto& r : t) inside += r.back() == "yes";
+  auto ratio = [](std::int64_t C, double d) {
+    return exact_padding_bernoulli(C, d, 4).mean / asymptotic_padding_per_row(C, d, 4);
+  };
+  rep.lead("How far is the paper's asymptotic padding term from the exact padding of finite rows, and does the encoder "
+           "match the exact model?",
+           fmt::format("The asymptotic term overstates padding for short rows and converges as rows grow: at d = 0.1 "
+                       "the exact padding is {} of it for 32 columns, {} for 4096 and {} for 49152. The encoder's "
+                       "measured padding brackets the exact model in {} of {} cases (95% intervals).",
+                       pct(ratio(32, 0.1), 0), pct(ratio(4096, 0.1), 1), pct(ratio(49152, 0.1), 2), inside, t.size()));
   rep.figure(p, "The exact model (lines) and the real encoder (points) approach the paper's term as rows grow; short "
                 "rows pay less because the trailing zero run is free.");
   rep.table({"d", "C", "asymptotic", "exact mean", "encoder mean", "95% CI", "exact sd", "encoder sd", "exact in CI"}, t,

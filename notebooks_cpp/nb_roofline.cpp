@@ -134,6 +134,20 @@ void two_column_grid(Plot& f, int n, int title_px, int panel_px) {
   f.height = title_px + panel_px * prow;
 }
 
+// A panel of speedup over cuBLAS against density (log scale), with the parity line.
+Plot speedup_panel(const std::string& name, const std::string& title, const std::string& ylabel) {
+  Plot pn;
+  pn.name = name;
+  pn.title = title;
+  pn.xlabel = "density d";
+  pn.ylabel = ylabel;
+  pn.logy = true;
+  pn.xrange = "[0:1.02]";
+  pn.key = "top right";
+  pn.extra = {"set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#555555' lw 1.2", "set xtics 0.1"};
+  return pn;
+}
+
 // MACKO against two streaming bounds measured in the same run (ws_bench_macko --kernels
 // read,row_stream; bench/stream_baselines.hpp): each time over the coalesced read of the same bytes.
 template <class Uniform>
@@ -216,22 +230,21 @@ void bounds_section(Report& rep, const std::vector<BenchRow>& bench, const Unifo
 
 // The measured sections on single-vector rows (batch 1): time against the roofline, speedup over
 // cuBLAS GEMV per shape, the other pattern families, and the streaming bounds.
+// lead_numbers receives the summary rows (gpu, density, shapes, median, range, % copy bw, cuSPARSE)
+// that the page's lead quotes.
 void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, const StorageConfig& base,
-                            std::map<std::string, std::pair<double, bool>>& gpu_bw) {
+                            std::map<std::string, std::pair<double, bool>>& gpu_bw,
+                            std::vector<std::vector<std::string>>& lead_numbers) {
   if (bench.empty()) {
     rep.para("No single-vector (batch 1) rows are present, so only the batched section below has measurements.");
     return;
   }
   // Measured vs predicted.
+  // One panel per GPU, one series per kernel.
   Plot mp;
   mp.name = "measured_vs_predicted";
   mp.title = "Measured median time vs roofline prediction (each GPU's measured copy bandwidth)";
-  mp.xlabel = "predicted time (us)";
-  mp.ylabel = "measured median time (us)";
-  mp.logx = mp.logy = true;
-  mp.key = "outside right top";
-  mp.width = 1100;
-  std::map<std::string, Series> by_kernel;
+  std::map<std::string, std::map<std::string, Series>> by_kernel;
   struct Ratio {
     std::vector<double> r;
   };
@@ -245,8 +258,8 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
     c.value_bits = b.value_bits;
     c.delta_bits = b.delta_bits;
     const double pred_us = analysis::roofline(f, b.density, c, b.bandwidth).seconds * 1e6;
-    auto& s = by_kernel[b.gpu + " " + b.kernel];
-    s.title = b.gpu + " " + b.kernel;
+    auto& s = by_kernel[b.gpu][b.kernel];
+    s.title = b.kernel;
     s.style = "errorbars";
     s.x.push_back(pred_us);
     s.y.push_back(b.median_us);
@@ -256,19 +269,28 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
     hi = std::max({hi, pred_us, b.median_us});
     ratios[{b.gpu, b.kernel}].r.push_back(b.median_us / pred_us);
   }
-  int k = 0;
-  for (auto& [name, s] : by_kernel) {
-    s.extra = fmt::format("pt {} ps 0.9 lc {}", 5 + k % 6, k + 1);
-    ++k;
-    mp.series.push_back(s);
-  }
-  if (hi > 0) {
+  panels_in_a_row(mp, by_kernel.size(), 600);
+  for (auto& [gpu, kernels] : by_kernel) {
+    Plot pn;
+    pn.name = "mp";
+    pn.title = gpu;
+    pn.xlabel = "predicted time (us)";
+    pn.ylabel = "measured median time (us)";
+    pn.logx = pn.logy = true;
+    pn.key = "top left";
+    int k = 0;
+    for (auto& [name, s] : kernels) {
+      s.extra = fmt::format("lt {} pt {} ps 0.8", k % 7 + 1, 5 + 2 * (k % 4));
+      ++k;
+      pn.series.push_back(s);
+    }
     Series diag;
     diag.title = "measured = predicted";
     diag.x = {lo * 0.8, hi * 1.25};
     diag.y = diag.x;
     diag.extra = "lw 1 dt 2 lc rgb 'black'";
-    mp.series.push_back(diag);
+    pn.series.push_back(diag);
+    mp.panels.push_back(pn);
   }
   rep.figure(mp, "Each point one measured configuration (p10–p90 bars) against its roofline time at that GPU's measured "
                  "copy bandwidth. MACKO kernels are predicted from the expected-case effd, cuSPARSE/CSR kernels from "
@@ -285,7 +307,7 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
               "Measured over predicted time per kernel (1.0: at the copy-bandwidth roofline).");
   }
 
-  // Speedup over cuBLAS vs density, one panel per shape (paper Figures 4 and 5).
+  // Speedup over cuBLAS vs density (paper Figures 4 and 5).
   enum Kind { k_macko, k_cusparse, k_csr, k_dense, k_other };
   auto kind_of = [](const std::string& kernel) {
     const std::string kk = lower(kernel);
@@ -295,7 +317,7 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
     if (is_dense_kernel(kernel)) return k_dense;
     return k_other;
   };
-  // cuBLAS time for a row: the dense row of the same GPU, shape, density and pattern, else the median of
+  // cuBLAS time for a row: the dense row of the same file, shape, density and pattern, else the median of
   // that GPU and shape's dense rows (its time does not depend on density).
   auto dense_us_for = [&](const BenchRow& b) {
     std::vector<double> all;
@@ -308,124 +330,182 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
     std::sort(all.begin(), all.end());
     return all[all.size() / 2];
   };
-  struct Cell {
+  // One case (GPU, shape, pattern, kernel kind, density) is often measured by several runs: each run
+  // gives its fastest schedule; the case shows the newest run's value with the spread over runs.
+  struct Case {
+    std::string gpu, pattern;
+    std::int64_t rows, cols;
+    int kind;
+    double density;
+    auto operator<=>(const Case&) const = default;
+  };
+  struct PerFile {
     double speedup = 0, pct_bw = std::nan("");
   };
-  // gpu -> shape -> kind -> density -> best cell (several schedules of one kernel: the fastest).
-  std::map<std::string, std::map<std::pair<std::int64_t, std::int64_t>, std::map<int, std::map<double, Cell>>>> sp_;
-  std::vector<std::vector<std::string>> fam;
+  std::map<Case, std::map<std::string, PerFile>> runs;  // case -> file (names sort by time) -> best
   for (const auto& b : bench) {
     const Kind kd = kind_of(b.kernel);
     if (kd == k_dense || kd == k_other) continue;
     const double dus = dense_us_for(b);
     if (!std::isfinite(dus)) continue;
-    const double speedup = dus / b.median_us;
-    if (!uniform_pattern(b.pattern)) {
-      if (kd == k_macko)
-        fam.push_back({b.gpu, fmt::format("{}x{}", b.rows, b.cols), b.pattern, num(b.density, 2),
-                       num(speedup, 2) + "x", std::isfinite(b.pct_copy_bw) ? num(b.pct_copy_bw, 1) + "%" : "-"});
-      continue;
-    }
-    auto& cell = sp_[b.gpu][{b.rows, b.cols}][kd][b.density];
-    if (speedup > cell.speedup) cell = {speedup, b.pct_copy_bw};
+    auto& cell = runs[{b.gpu, uniform_pattern(b.pattern) ? "uniform" : b.pattern, b.rows, b.cols, kd, b.density}][b.file];
+    if (dus / b.median_us > cell.speedup) cell = {dus / b.median_us, b.pct_copy_bw};
   }
-  if (sp_.empty()) {
+  if (runs.empty()) {
     rep.para("No cuBLAS rows share a GPU and shape with a sparse kernel, so no measured speedups can be formed.");
     return;
   }
-  const char* kind_title[] = {"MACKO", "cuSPARSE CSR", "our CSR kernel"};
-  const char* kind_style[] = {"pt 7 ps 1.1 lw 2 lc rgb '#1f77b4'", "pt 5 ps 0.9 lw 1.5 lc rgb '#d62728'",
-                              "pt 9 ps 1.0 lw 1.5 lc rgb '#2ca02c'"};
-  int gi = 0;
+  struct Reduced {
+    double speedup, pct_bw, lo, hi;
+    int n;
+    std::string file;
+  };
+  auto reduce = [](const std::map<std::string, PerFile>& f) {
+    const auto& newest = *f.rbegin();
+    Reduced r{newest.second.speedup, newest.second.pct_bw, INFINITY, 0, static_cast<int>(f.size()),
+              fs::path(newest.first).filename().string()};
+    for (const auto& [file, v] : f) {
+      r.lo = std::min(r.lo, v.speedup);
+      r.hi = std::max(r.hi, v.speedup);
+    }
+    return r;
+  };
+  // gpu -> shape -> kind -> density -> reduced, uniform pattern only (the figure); every case to CSV.
+  std::map<std::string, std::map<std::pair<std::int64_t, std::int64_t>, std::map<int, std::map<double, Reduced>>>> sp_;
+  std::vector<std::vector<std::string>> all_cases;
+  const char* kind_name[] = {"MACKO", "cuSPARSE CSR", "our CSR kernel"};
+  for (const auto& [c, files] : runs) {
+    const Reduced r = reduce(files);
+    if (c.pattern == "uniform") sp_[c.gpu][{c.rows, c.cols}][c.kind][c.density] = r;
+    all_cases.push_back({c.gpu, fmt::format("{}x{}", c.rows, c.cols), c.pattern, kind_name[c.kind], num(c.density, 2),
+                         num(r.speedup, 3), num(r.lo, 3), num(r.hi, 3), std::to_string(r.n),
+                         std::isfinite(r.pct_bw) ? num(r.pct_bw, 1) : "", r.file});
+  }
+  // Shapes fall into at most four groups by weight count, so a figure shows one line per group (the
+  // median over its shapes, bars from the slowest to the fastest) instead of a panel per shape.
+  auto group_of = [](std::int64_t elems) { return elems < 20'000'000 ? 0 : elems < 60'000'000 ? 1 : elems < 150'000'000 ? 2 : 3; };
+  Plot mf;
+  mf.name = "measured_speedup";
+  mf.title = "MACKO's measured speedup over cuBLAS GEMV vs density (uniform random rows, fp16, batch 1)";
+  panels_in_a_row(mf, sp_.size(), 600);
+  std::vector<std::vector<std::string>> summary;  // gpu, density: MACKO median [range] over shapes, % copy bw
   for (const auto& [gpu, shapes_m] : sp_) {
     const double bw = gpu_bw[gpu].first;
-    Plot mf;
-    mf.name = figure_name("measured_speedup", gi);
-    ++gi;
-    mf.title = fmt::format("{}: speedup over cuBLAS GEMV vs density, uniform random, fp16 (roofline at {:.0f} GB/s)",
-                           gpu, bw / 1e9);
-    two_column_grid(mf, static_cast<int>(shapes_m.size()), 60, 400);
-    bool first = true;
+    std::array<std::map<double, std::vector<double>>, 4> grp;
+    std::array<std::pair<std::int64_t, std::int64_t>, 4> grp_range;
+    std::array<int, 4> grp_n{};
+    grp_range.fill({INT64_MAX, 0});
+    std::map<double, std::vector<double>> csp, all_m, pct_m;
+    std::vector<std::int64_t> elems;
     for (const auto& [shape, by_kind] : shapes_m) {
-      Plot pn;
-      pn.name = mf.name;
-      pn.title = fmt::format("{} x {}", shape.first, shape.second);
-      pn.xlabel = "density";
-      pn.ylabel = "speedup over cuBLAS";
-      pn.logy = true;
-      pn.xrange = "[0:1.02]";
-      pn.key = first ? "top right font ',10'" : "off";
-      pn.extra = {"set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#555555' lw 1.2",
-                  "set xtics 0.1"};
-      first = false;
-      for (const auto& [kd, dens] : by_kind) {
-        Series s;
-        s.title = kind_title[kd];
-        s.style = "linespoints";
-        s.extra = kind_style[kd];
-        for (const auto& [d, cell] : dens) {
-          s.x.push_back(d);
-          s.y.push_back(cell.speedup);
+      const std::int64_t e = shape.first * shape.second;
+      if (const auto it = by_kind.find(k_macko); it != by_kind.end()) {
+        const int g = group_of(e);
+        ++grp_n[g];
+        grp_range[g] = {std::min(grp_range[g].first, e), std::max(grp_range[g].second, e)};
+        elems.push_back(e);
+        for (const auto& [d, r] : it->second) {
+          grp[g][d].push_back(r.speedup);
+          all_m[d].push_back(r.speedup);
+          if (std::isfinite(r.pct_bw)) pct_m[d].push_back(r.pct_bw);
         }
-        pn.series.push_back(s);
       }
-      StorageConfig c = base;
-      c.shape = {shape.first, shape.second};
-      for (const Format f : {Format::macko_expected, Format::csr32}) {
-        Series line;
-        line.title = f == Format::csr32 ? "roofline CSR (32-bit)" : "roofline MACKO (expected effd)";
-        for (int i = 1; i <= 50; ++i) {
-          const double d = i / 50.0;
-          line.x.push_back(d);
-          line.y.push_back(analysis::roofline(f, d, c, bw).speedup_vs_dense);
-        }
-        line.extra = f == Format::csr32 ? "lw 1.2 dt 3 lc rgb '#d62728'" : "lw 1.5 dt 2 lc rgb '#1f77b4'";
-        pn.series.push_back(line);
-      }
-      mf.panels.push_back(pn);
+      if (const auto it = by_kind.find(k_cusparse); it != by_kind.end())
+        for (const auto& [d, r] : it->second) csp[d].push_back(r.speedup);
     }
-    rep.figure(mf, fmt::format(
-                       "{}: measured speedup of each sparse kernel over cuBLAS GEMV on the same shape (points; the "
-                       "fastest schedule per density), against the roofline speedup — dense bytes over the format's "
-                       "bytes, which tends to 1/effd (dashed). The grey line is parity with cuBLAS. Roofline ratios do "
-                       "not depend on the bandwidth; the absolute predictions above use {:.0f} GB/s.",
-                       gpu, bw / 1e9));
-    // MACKO table: speedup over cuBLAS and % of copy bandwidth per shape x density.
-    std::set<double, std::greater<>> dset;
-    for (const auto& [shape, by_kind] : shapes_m)
-      if (const auto it = by_kind.find(k_macko); it != by_kind.end())
-        for (const auto& [d, cell] : it->second) dset.insert(d);
-    if (dset.empty()) continue;
-    std::vector<std::string> hdr = {"shape"};
-    for (const double d : dset) hdr.push_back("d=" + num(d, 2));
-    std::vector<std::vector<std::string>> mt;
-    for (const auto& [shape, by_kind] : shapes_m) {
-      const auto it = by_kind.find(k_macko);
-      if (it == by_kind.end()) continue;
-      std::vector<std::string> r = {fmt::format("{}x{}", shape.first, shape.second)};
-      StorageConfig c = base;
-      c.shape = {shape.first, shape.second};
-      for (const double d : dset) {
-        const auto ct = it->second.find(d);
-        if (ct == it->second.end()) {
-          r.push_back("-");
-          continue;
-        }
-        const double pred = analysis::roofline(Format::macko_expected, d, c, bw).speedup_vs_dense;
-        r.push_back(fmt::format("{:.2f}x (roofline {:.2f}x), {}", ct->second.speedup, pred,
-                                std::isfinite(ct->second.pct_bw) ? num(ct->second.pct_bw, 0) + "% copy bw" : "-"));
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.empty() ? std::nan("") : v[v.size() / 2];
+    };
+    Plot pn = speedup_panel("ms", gpu, "speedup over cuBLAS GEMV");
+    for (int g = 0; g < 4; ++g) {
+      if (!grp_n[g]) continue;
+      Series s, line;
+      s.title = fmt::format("MACKO, {} shape{} of {:.0f}-{:.0f}M weights", grp_n[g], grp_n[g] > 1 ? "s" : "",
+                            grp_range[g].first / 1e6, grp_range[g].second / 1e6);
+      s.style = "errorbars";
+      s.extra = fmt::format("lt {} pt {} ps 1.1 lw 1.5", g + 1, 5 + 2 * g);
+      line.extra = fmt::format("lt {} lw 1.5", g + 1);
+      for (const auto& [d, v] : grp[g]) {
+        s.x.push_back(d);
+        s.y.push_back(median(v));
+        s.ylo.push_back(*std::min_element(v.begin(), v.end()));
+        s.yhi.push_back(*std::max_element(v.begin(), v.end()));
+        line.x.push_back(d);
+        line.y.push_back(median(v));
       }
-      mt.push_back(r);
+      pn.series.push_back(s);
+      pn.series.push_back(line);
     }
-    rep.table(hdr, mt,
-              fmt::format("{}: MACKO's measured speedup over cuBLAS GEMV (fastest schedule), the roofline speedup for the "
-                          "same shape and density, and MACKO's effective bandwidth as % of the measured copy bandwidth "
-                          "({:.0f} GB/s). Uniform random patterns with exact nnz.",
-                          gpu, bw / 1e9));
+    if (!csp.empty()) {
+      Series c;
+      c.title = "cuSPARSE CSR, median over shapes";
+      c.style = "linespoints";
+      c.extra = "lt 8 pt 4 ps 0.9 lw 1.5 dt 3";
+      for (const auto& [d, v] : csp) {
+        c.x.push_back(d);
+        c.y.push_back(median(v));
+      }
+      pn.series.push_back(c);
+    }
+    if (!elems.empty()) {
+      std::sort(elems.begin(), elems.end());
+      // The roofline of the median-sized shape: dense bytes over MACKO's expected bytes.
+      std::pair<std::int64_t, std::int64_t> mid{};
+      for (const auto& [shape, by_kind] : shapes_m)
+        if (shape.first * shape.second == elems[elems.size() / 2]) mid = shape;
+      StorageConfig c = base;
+      c.shape = {mid.first, mid.second};
+      Series line;
+      line.title = fmt::format("roofline, MACKO expected effd ({}x{})", mid.first, mid.second);
+      for (int i = 1; i <= 50; ++i) {
+        line.x.push_back(i / 50.0);
+        line.y.push_back(analysis::roofline(Format::macko_expected, i / 50.0, c, bw).speedup_vs_dense);
+      }
+      line.extra = "lt 7 lw 1.5 dt 2";
+      pn.series.push_back(line);
+    }
+    mf.panels.push_back(pn);
+    for (const auto& [d, v] : all_m) {
+      auto sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      summary.push_back({gpu, num(d, 2), std::to_string(v.size()), num(median(v), 2) + "x",
+                         fmt::format("{:.2f}-{:.2f}x", sorted.front(), sorted.back()),
+                         pct_m[d].empty() ? "-" : num(median(pct_m[d]), 0) + "%",
+                         csp[d].empty() ? "-" : num(median(csp[d]), 2) + "x"});
+    }
   }
-  if (!fam.empty())
-    rep.table({"gpu", "shape", "pattern", "density", "MACKO speedup over cuBLAS", "% copy bw"}, fam,
-              "MACKO on the other pattern families (not in the figure above).");
+  rep.main_figure(mf, "Per GPU: MACKO's speedup over cuBLAS GEMV on the same shape, one line per group of shapes by "
+                      "weight count (the median over the group's shapes; bars from its slowest to its fastest shape), "
+                      "cuSPARSE CSR's median, and the roofline speedup (dense bytes over MACKO's expected bytes) of the "
+                      "median-sized shape. Each shape's value is its newest run's fastest schedule. The grey line is "
+                      "parity with cuBLAS.");
+  lead_numbers = summary;
+  rep.table({"gpu", "density", "shapes", "MACKO median speedup", "range over shapes", "median % of copy bw",
+             "cuSPARSE median speedup"},
+            summary, "The numbers behind the main figure (uniform random rows, batch 1); per shape and run in the CSV below.",
+            "speedup_summary");
+  rep.data("speedup_per_case",
+           {"gpu", "shape", "pattern", "kernel", "density", "speedup (newest run)", "slowest run", "fastest run", "runs",
+            "% copy bw (newest)", "newest file"},
+           all_cases,
+           "Every measured case (shape, pattern, kernel, density) with its newest run, the spread over runs and the "
+           "file it came from");
+  // The other pattern families: one row per (GPU, pattern, density), the median over shapes.
+  std::map<std::tuple<std::string, std::string, double>, std::vector<double>> fam;
+  for (const auto& [c, files] : runs)
+    if (c.pattern != "uniform" && c.kind == k_macko) fam[{c.gpu, c.pattern, c.density}].push_back(reduce(files).speedup);
+  if (!fam.empty()) {
+    std::vector<std::vector<std::string>> ft;
+    for (auto& [k, v] : fam) {
+      std::sort(v.begin(), v.end());
+      ft.push_back({std::get<0>(k), std::get<1>(k), num(std::get<2>(k), 2), std::to_string(v.size()),
+                    num(v[v.size() / 2], 2) + "x", fmt::format("{:.2f}-{:.2f}x", v.front(), v.back())});
+    }
+    rep.table({"gpu", "pattern", "density", "shapes", "MACKO median speedup over cuBLAS", "range over shapes"}, ft,
+              "MACKO on the other pattern families (newest run per shape; each shape in the CSV above).",
+              "pattern_families");
+  }
   bounds_section(rep, bench, uniform_pattern);
 }
 
@@ -482,66 +562,60 @@ void batch_section(Report& rep, const std::vector<BenchRow>& measured) {
     rep.para("No batched MACKO row has a cuBLAS row of the same run, shape, density and batch beside it.");
     return;
   }
-  const std::map<int, std::string> style = {{1, "pt 7 ps 1.0 lw 2 lc rgb '#1f77b4'"},
-                                            {2, "pt 5 ps 0.9 lw 1.5 lc rgb '#ff7f0e'"},
-                                            {4, "pt 9 ps 1.0 lw 1.5 lc rgb '#2ca02c'"},
-                                            {8, "pt 11 ps 1.0 lw 1.5 lc rgb '#d62728'"}};
-  int gi = 0;
+  // One panel per GPU, one line per B: the median over the shapes measured at that batch, bars from
+  // the slowest shape to the fastest.
+  Plot f;
+  f.name = "batched_speedup";
+  f.title = "MACKO's speedup over cuBLAS with B vectors at once (GEMV at B = 1, GEMM with N = B)";
+  panels_in_a_row(f, by_gpu.size(), 600);
+  std::vector<std::vector<std::string>> summary, rows;
   for (const auto& [gpu, panels] : by_gpu) {
-    Plot f;
-    f.name = figure_name("batched_speedup", gi);
-    ++gi;
-    f.title = fmt::format("{}: MACKO's speedup over cuBLAS with B vectors at once (GEMV at B = 1, GEMM with N = B)", gpu);
-    two_column_grid(f, static_cast<int>(panels.size()), 60, 400);
-    std::vector<std::vector<std::string>> rows;
-    bool first = true;
+    std::map<int, std::map<double, std::vector<double>>> by_b;  // B -> d -> speedups over shapes
     for (const auto& [panel, batches] : panels) {
       const std::string shape = fmt::format("{}x{}{}", panel.rows, panel.cols,
                                             panel.value_type.empty() || panel.value_type == "fp16"
                                                 ? ""
                                                 : " (" + panel.value_type + ")");
-      Plot pn;
-      pn.name = f.name;
-      pn.title = fmt::format("{} x {}{}", panel.rows, panel.cols,
-                             panel.value_type.empty() ? "" : ", " + panel.value_type);
-      pn.xlabel = "density";
-      pn.ylabel = "speedup over cuBLAS (same B)";
-      pn.logy = true;
-      pn.xrange = "[0:1.02]";
-      pn.key = first ? "top right font ',10'" : "off";
-      pn.extra = {"set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#555555' lw 1.2", "set xtics 0.1"};
-      first = false;
-      for (const auto& [nb, dens] : batches) {
-        Series s;
-        s.title = fmt::format("B = {}", nb);
-        s.style = "linespoints";
-        const auto st = style.find(nb);
-        s.extra = st != style.end() ? st->second : "pt 13 ps 1.0 lw 1.5";
-        for (const auto& [d, v] : dens) {
-          s.x.push_back(d);
-          s.y.push_back(v[kCublas] / v[kMacko]);
-        }
-        pn.series.push_back(s);
-      }
-      f.panels.push_back(pn);
-      // The table: densities from dense to sparse, batches in order.
-      std::set<double, std::greater<>> ds;
       for (const auto& [nb, dens] : batches)
-        for (const auto& [d, v] : dens) ds.insert(d);
-      for (const double d : ds)
-        for (const auto& [nb, dens] : batches)
-          if (const auto it = dens.find(d); it != dens.end())
-            rows.push_back({shape, num(d, 2), std::to_string(nb), num(it->second[kMacko], 1),
-                            num(it->second[kCublas], 1), num(it->second[kCublas] / it->second[kMacko], 2) + "x",
-                            num(it->second[kMacko] / nb, 1)});
+        for (const auto& [d, v] : dens) {
+          by_b[nb][d].push_back(v[kCublas] / v[kMacko]);
+          rows.push_back({gpu, shape, num(d, 2), std::to_string(nb), num(v[kMacko], 1), num(v[kCublas], 1),
+                          num(v[kCublas] / v[kMacko], 3), num(v[kMacko] / nb, 2)});
+        }
     }
-    rep.figure(f, fmt::format("{}: per shape, MACKO's speedup over cuBLAS at the same number of vectors B, one line "
-                              "per B (MACKO: the fastest schedule measured; uniform random pattern with exact nnz). "
-                              "The grey line is parity with cuBLAS.",
-                              gpu));
-    rep.table({"shape", "density", "batch", "MACKO (us)", "cuBLAS (us)", "speedup", "MACKO us per vector"}, rows,
-              gpu + ": the times behind the figure (medians); us per vector is MACKO's time over B.");
+    Plot pn = speedup_panel("bs", fmt::format("{} ({} shapes)", gpu, panels.size()), "speedup over cuBLAS (same B)");
+    int lt = 1;
+    for (const auto& [nb, dens] : by_b) {
+      Series s, line;
+      s.title = fmt::format("B = {}", nb);
+      s.style = "errorbars";
+      s.extra = fmt::format("lt {} pt {} ps 1.1 lw 1.5", lt, 5 + 2 * (lt % 4));
+      line.extra = fmt::format("lt {} lw 1.5", lt);
+      ++lt;
+      for (auto [d, v] : dens) {
+        std::sort(v.begin(), v.end());
+        const double med = v[v.size() / 2];
+        s.x.push_back(d);
+        s.y.push_back(med);
+        s.ylo.push_back(v.front());
+        s.yhi.push_back(v.back());
+        line.x.push_back(d);
+        line.y.push_back(med);
+        summary.push_back({gpu, std::to_string(nb), num(d, 2), std::to_string(v.size()), num(med, 2) + "x",
+                           fmt::format("{:.2f}-{:.2f}x", v.front(), v.back())});
+      }
+      pn.series.push_back(s);
+      pn.series.push_back(line);
+    }
+    f.panels.push_back(pn);
   }
+  rep.figure(f, "Per GPU, MACKO's speedup over cuBLAS at the same number of vectors B, one line per B: the median over "
+                "the shapes measured at that batch, bars from the slowest to the fastest shape (MACKO: the fastest "
+                "schedule of the newest run; uniform random pattern with exact nnz). The grey line is parity.");
+  rep.table({"gpu", "B", "density", "shapes", "median speedup", "range over shapes"}, summary,
+            "The numbers behind the figure; every shape's times are in the CSV below.", "batched_summary");
+  rep.data("batched_per_shape", {"gpu", "shape", "density", "B", "MACKO us", "cuBLAS us", "speedup", "MACKO us per vector"},
+           rows, "Each shape, density and batch: medians of the newest run");
 }
 }  // namespace
 
@@ -580,23 +654,32 @@ void trace_section(Report& rep, const std::string& dir) {
                           gpu, t->path.filename().string()));
   }
   for (const auto& [gpu, t] : busy) {
-    std::map<std::string, Series> by_case;
+    // One panel per density, one line per shape, so that no panel holds more than a reader can tell apart.
+    std::map<std::string, std::map<std::string, Series>> by_density;
     for (const auto& r : t->rows) {
-      const std::string key = t->get(r, "rows") + "x" + t->get(r, "cols") + " d=" + t->get(r, "density");
-      Series& s = by_case[key];
-      s.title = key;
+      Series& s = by_density[t->get(r, "density")][t->get(r, "rows") + "x" + t->get(r, "cols")];
+      s.title = t->get(r, "rows") + "x" + t->get(r, "cols");
       s.x.push_back(to_d(t->get(r, "t_us")));
       s.y.push_back(to_d(t->get(r, "rows_in_progress")));
     }
     Plot p;
     p.name = "row_timeline_" + gpu;
     p.title = "Rows in progress during one launch (" + gpu + ")";
-    p.xlabel = "time since the first row started (us)";
-    p.ylabel = "rows in progress";
-    p.key = "bottom left";
-    for (auto& [k, s] : by_case) {
-      s.extra = "lw 1.5";
-      p.series.push_back(std::move(s));
+    panels_in_a_row(p, by_density.size(), 560);
+    for (auto& [d, cases] : by_density) {
+      Plot pn;
+      pn.name = "rt";
+      pn.title = "d = " + d;
+      pn.xlabel = "time since the first row started (us)";
+      pn.ylabel = "rows in progress";
+      pn.key = "below";
+      pn.yrange = "[0:*]";
+      int lt = 1;
+      for (auto& [k, s] : cases) {
+        s.extra = fmt::format("lt {} lw 1.5", lt++);
+        pn.series.push_back(std::move(s));
+      }
+      p.panels.push_back(pn);
     }
     rep.figure(p, fmt::format("`{}`: a warp holds one row at a time (two with two rows per warp), so the plateau is "
                               "the resident warps; the fall at the end is the drain.",
@@ -621,19 +704,21 @@ std::string roofline(const Options& o) {
   Plot sp;
   sp.name = "predicted_speedup";
   sp.title = "Predicted speedup over dense (roofline, fp16; a ratio of bytes, so the same at any bandwidth)";
-  sp.xlabel = "sparsity";
+  sp.xlabel = "density d";
   sp.ylabel = "speedup over dense";
   sp.logy = true;
-  sp.xrange = "[0:0.95]";
-  sp.key = "top left";
-  for (const auto& s : shapes) {
+  sp.xrange = "[0.05:1]";
+  sp.key = "top right";
+  // One shape: the MACKO lines of all the table's shapes lie within a line's width of each other.
+  for (const auto& s : {shapes[3]}) {
     StorageConfig c = base;
     c.shape = s;
     Series m;
     m.title = fmt::format("MACKO expected {}x{}", s.rows, s.cols);
-    for (double sparsity = 0.0; sparsity <= 0.95 + 1e-9; sparsity += 0.025) {
-      m.x.push_back(sparsity);
-      m.y.push_back(analysis::roofline(Format::macko_expected, 1 - sparsity, c, o.bandwidth).speedup_vs_dense);
+    for (int i = 2; i <= 40; ++i) {
+      const double d = i / 40.0;
+      m.x.push_back(d);
+      m.y.push_back(analysis::roofline(Format::macko_expected, d, c, o.bandwidth).speedup_vs_dense);
     }
     m.extra = "lw 2";
     sp.series.push_back(m);
@@ -644,17 +729,19 @@ std::string roofline(const Options& o) {
     for (const Format f : {Format::csr32, Format::csr16, Format::macko_worst}) {
       Series s;
       s.title = format_name(f) + " 12288x12288";
-      for (double sparsity = 0.0; sparsity <= 0.95 + 1e-9; sparsity += 0.025) {
-        s.x.push_back(sparsity);
-        s.y.push_back(analysis::roofline(f, 1 - sparsity, c, o.bandwidth).speedup_vs_dense);
+      for (int i = 2; i <= 40; ++i) {
+        const double d = i / 40.0;
+        s.x.push_back(d);
+        s.y.push_back(analysis::roofline(f, d, c, o.bandwidth).speedup_vs_dense);
       }
       s.extra = "lw 1.5 dt 2";
       sp.series.push_back(s);
     }
   }
-  sp.extra = {"set arrow from 0,1 to 0.95,1 nohead lc rgb '#888888' dt 3"};
-  rep.figure(sp, "Predicted speedup over dense vs sparsity (bytes moved only). Vector traffic matters only at high "
-                 "sparsity and for small matrices.");
+  sp.extra = {"set arrow from 0.05,1 to 1,1 nohead lc rgb '#888888' dt 3"};
+  rep.figure(sp, "Predicted speedup over dense vs density (bytes moved only) for 12288x12288; the table below "
+                 "gives the other shapes, whose MACKO lines lie within a line's width of this one. Vector traffic "
+                 "matters only at low density and for small matrices.");
   std::vector<std::vector<std::string>> pt;
   for (const auto& s : shapes) {
     StorageConfig c = base;
@@ -758,6 +845,9 @@ std::string roofline(const Options& o) {
                                    "ws_bench_macko's `macko*.csv`; the 2:4 GEMM results are notebook 6's).",
                                    others.size());
   if (measured.empty()) {
+    rep.lead("How fast is MACKO SpMV against cuBLAS GEMV at each density, and how close does it come to the bandwidth "
+             "roofline?",
+             "No GPU benchmark results are present, so this page shows the roofline predictions only.");
     rep.para(fmt::format("No GPU benchmark results are present: nothing usable was found under `{}/<gpu>/macko*.csv`{}. "
                          "This report therefore shows predictions only. Run the GPU benchmarks (bench/) to produce "
                          "results with the columns gpu, kernel, rows, cols, density, pattern, median_us, p10_us, "
@@ -788,7 +878,22 @@ std::string roofline(const Options& o) {
                           "the pure-model part above uses --bandwidth ({:.2f} TB/s).",
                           o.bandwidth / 1e12));
   }
-  single_vector_sections(rep, bench, base, gpu_bw);
+  std::vector<std::vector<std::string>> lead_rows;
+  single_vector_sections(rep, bench, base, gpu_bw, lead_rows);
+  // The lead quotes each GPU's MACKO median speedup at d = 0.5, 0.3 and 0.1 and its median % of copy bandwidth.
+  std::map<std::string, std::string> per_gpu;
+  for (const auto& r : lead_rows)
+    if (r[1] == "0.50" || r[1] == "0.30" || r[1] == "0.10")
+      per_gpu[r[0]] += fmt::format("{}d = {}: {} (shapes {}; {} of copy bandwidth)", per_gpu[r[0]].empty() ? "" : ", ",
+                                   r[1], r[3], r[4], r[5]);
+  std::string answer;
+  for (const auto& [gpu, text] : per_gpu) answer += fmt::format("{}{}: {}", answer.empty() ? "" : ". ", gpu, text);
+  rep.lead("How fast is MACKO SpMV against cuBLAS GEMV at each density, and how close does it come to the bandwidth "
+           "roofline?",
+           answer.empty() ? "No measured speedups are present; the predictions below stand alone."
+                          : "MACKO's median speedup over cuBLAS GEMV on the measured shapes (uniform random rows, "
+                            "fp16, batch 1) — " + answer + ". The roofline (dense bytes over MACKO's bytes) bounds "
+                            "these from above; the main figure shows both.");
   batch_section(rep, measured);
   trace_section(rep, o.bench_dir);
   return rep.write(o.out_dir);

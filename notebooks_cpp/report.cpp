@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "reference/common/error.hpp"
 
 namespace warpsparse::notebooks {
@@ -16,6 +18,20 @@ namespace warpsparse::notebooks {
 namespace fs = std::filesystem;
 
 namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (const char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+// Cells that report a failed check are shown in the page's alarm colour.
+bool marks_failure(const std::string& cell) {
+  for (const char* w : {"DISAGREES", "FAIL", "MISS", "below target"})
+    if (cell.find(w) != std::string::npos) return true;
+  return false;
+}
 
 std::string html_escape(const std::string& s) {
   std::string o;
@@ -93,8 +109,38 @@ std::string gp_quote(const std::string& s) {
 }
 
 // The settings and plot command of one panel; its data files are written into dir as <stem>_<i>.dat.
+// Eight colours a reader tells apart, colour-blind safe (Okabe and Ito's palette, black and grey for
+// the last two): gnuplot's default cycle repeats similar hues.
+constexpr const char* kPalette[kMaxSeries] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                              "#E69F00", "#56B4E9", "#000000", "#7F7F7F"};
+
+// The lower end of a log axis: the range's own when it names one, else half the smallest positive
+// value plotted. Zeros and negative lower error bars are drawn there, marked, instead of vanishing.
+double log_floor(const Plot& p) {
+  if (p.yrange.size() > 2 && p.yrange.front() == '[') {
+    const double lo = std::strtod(p.yrange.c_str() + 1, nullptr);
+    if (lo > 0) return lo;
+  }
+  double m = INFINITY;
+  for (const auto& s : p.series)
+    for (std::size_t j = 0; j < s.y.size(); ++j) {
+      if (s.y[j] > 0) m = std::min(m, s.y[j]);
+      if (!s.ylo.empty() && s.ylo[j] > 0) m = std::min(m, s.ylo[j]);
+    }
+  return std::isfinite(m) ? m / 2 : 1e-3;
+}
+
 std::string panel_body(const Plot& p, const std::string& stem, const fs::path& dir) {
+  int titled = 0;
+  for (const auto& s : p.series) titled += !s.title.empty();
+  require(titled <= kMaxSeries, fmt::format("figure '{}' has {} series in its key; a reader tells apart at most {}: split it",
+                                            p.title, titled, kMaxSeries));
+  require(p.key.find("outside") == std::string::npos,
+          fmt::format("figure '{}': key '{}' outside the plot squeezes it; put it inside or 'below'", p.title, p.key));
+  const double floor = p.logy ? log_floor(p) : 0.0;
   std::ostringstream plots;
+  std::ofstream zeros;
+  const std::string zero_data = stem + "_zero.dat";
   for (std::size_t i = 0; i < p.series.size(); ++i) {
     const Series& s = p.series[i];
     const std::string data = fmt::format("{}_{}.dat", stem, i);
@@ -102,20 +148,32 @@ std::string panel_body(const Plot& p, const std::string& stem, const fs::path& d
     f << "# x y" << (s.ylo.empty() ? "" : " ylo yhi") << "\n";
     for (std::size_t j = 0; j < s.x.size(); ++j) {
       if (!std::isfinite(s.x[j]) || !std::isfinite(s.y[j])) continue;
+      if (p.logy && s.y[j] <= 0) {
+        if (!zeros.is_open()) zeros.open(dir / zero_data);
+        zeros << fmt::format("{:.10g} {:.10g}\n", s.x[j], floor);
+        continue;
+      }
       f << fmt::format("{:.10g} {:.10g}", s.x[j], s.y[j]);
-      if (!s.ylo.empty()) f << fmt::format(" {:.10g} {:.10g}", s.ylo[j], s.yhi[j]);
+      if (!s.ylo.empty()) f << fmt::format(" {:.10g} {:.10g}", p.logy ? std::max(s.ylo[j], floor) : s.ylo[j], s.yhi[j]);
       f << "\n";
     }
     const std::string using_ = s.style == "errorbars" ? "1:2:3:4" : "1:2";
     plots << (i ? ", \\\n     " : "plot ") << gp_quote(data) << " using " << using_ << " with "
-          << (s.style == "errorbars" ? "yerrorbars" : s.style) << " title " << gp_quote(s.title)
+          << (s.style == "errorbars" ? "yerrorbars" : s.style)
+          << (s.title.empty() ? std::string(" notitle") : " title " + gp_quote(s.title))
           << (s.extra.empty() ? "" : " " + s.extra);
   }
+  if (zeros.is_open())
+    plots << ", \\\n     " << gp_quote(zero_data)
+          << " using 1:2 with points pt 10 ps 1.6 lc rgb '#444444' title 'zero (drawn at the axis floor)'";
   std::ostringstream body;
+  for (int i = 0; i < kMaxSeries; ++i)
+    body << fmt::format("set linetype {} lc rgb '{}' lw 2 pt {}\n", i + 1, kPalette[i], 5 + 2 * (i % 4));
   body << "set title " << gp_quote(p.title) << "\n";
   body << "set xlabel " << gp_quote(p.xlabel) << "\nset ylabel " << gp_quote(p.ylabel) << "\n";
   body << "set grid lc rgb '#dddddd'\n";
   if (p.key == "off") body << "unset key\n";
+  else if (p.key.rfind("below", 0) == 0) body << "set key " << p.key << " horizontal maxrows 3 box opaque\n";
   else body << "set key " << p.key << " box opaque\nset key Left reverse samplen 2.5\n";
   body << "set border lw 1.2\nset tics nomirror\nset mxtics\nset mytics\n";
   if (p.logx) body << "set logscale x\nset format x '%g'\n";
@@ -172,11 +230,12 @@ bool render(const Plot& p, const fs::path& dir) {
 }
 
 constexpr const char* kCss = R"(body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1060px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-table{border-collapse:collapse;margin:1em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+.tw{max-width:100%;overflow-x:auto}table{border-collapse:collapse;margin:1em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}caption{caption-side:bottom;font-size:0.85em;color:#555;padding-top:4px}
 figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:0.9em;color:#444}
-code,pre{background:#f6f6f6;font-family:ui-monospace,Menlo,Consolas,monospace}pre{padding:0.6em;overflow-x:auto}
-.bad{color:#b00020;font-weight:600}.good{color:#1b5e20})";
+code,pre{background:#f6f6f6;font-family:ui-monospace,Menlo,Consolas,monospace}pre{padding:0.6em;white-space:pre-wrap;overflow-wrap:anywhere}
+.lead{border-left:4px solid #0072B2;background:#f4f8fb;padding:0.6em 1em;margin:1em 0}.lead p{margin:0.3em 0}
+.bad{color:#b00020;font-weight:600}.note{color:#555;font-size:0.9em}.good{color:#1b5e20})";
 
 }  // namespace
 
@@ -187,15 +246,26 @@ bool gnuplot_available() {
 
 Report::Report(std::string slug, std::string title) : slug_(std::move(slug)), title_(std::move(title)) {}
 
-void Report::heading(const std::string& t) { blocks_.push_back({Block::heading, t, {}, {}, {}}); }
-void Report::para(const std::string& t) { blocks_.push_back({Block::para, t, {}, {}, {}}); }
-void Report::code(const std::string& t) { blocks_.push_back({Block::code, t, {}, {}, {}}); }
+void Report::lead(const std::string& question, const std::string& answer) {
+  question_ = question;
+  answer_ = answer;
+}
+void Report::main_figure(const Plot& plot, const std::string& caption) {
+  main_ = {{Block::figure, caption, {}, 0, {}, {}, plot}};
+}
+void Report::heading(const std::string& t) { blocks_.push_back({Block::heading, t, {}, 0, {}, {}, {}}); }
+void Report::para(const std::string& t) { blocks_.push_back({Block::para, t, {}, 0, {}, {}, {}}); }
+void Report::code(const std::string& t) { blocks_.push_back({Block::code, t, {}, 0, {}, {}, {}}); }
 void Report::table(const std::vector<std::string>& h, const std::vector<std::vector<std::string>>& rows,
-                   const std::string& caption) {
-  blocks_.push_back({Block::table, caption, h, rows, {}});
+                   const std::string& caption, const std::string& csv_name, std::size_t max_rows) {
+  blocks_.push_back({Block::table, caption, csv_name, max_rows, h, rows, {}});
+}
+void Report::data(const std::string& csv_name, const std::vector<std::string>& h,
+                  const std::vector<std::vector<std::string>>& rows, const std::string& description) {
+  blocks_.push_back({Block::data, description, csv_name, 0, h, rows, {}});
 }
 void Report::figure(const Plot& plot, const std::string& caption) {
-  blocks_.push_back({Block::figure, caption, {}, {}, plot});
+  blocks_.push_back({Block::figure, caption, {}, 0, {}, {}, plot});
 }
 
 std::string Report::write(const std::string& dir_str) {
@@ -206,8 +276,14 @@ std::string Report::write(const std::string& dir_str) {
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(title_)
        << "</title>\n<style>" << kCss << "</style></head><body>\n<h1>" << html_escape(title_) << "</h1>\n";
   md << "# " << title_ << "\n\n";
-  int fig_no = 0;
-  for (const auto& b : blocks_) {
+  require(!question_.empty(), "report " + slug_ + " has no lead: every page opens with its question and answer");
+  html << "<div class=\"lead\"><p><b>Question.</b> " << inline_html(question_) << "</p><p><b>Answer.</b> "
+       << inline_html(answer_) << "</p></div>\n";
+  md << "**Question.** " << question_ << "\n\n**Answer.** " << answer_ << "\n\n";
+  int fig_no = 0, table_no = 0;
+  std::vector<Block> blocks = main_;
+  blocks.insert(blocks.end(), blocks_.begin(), blocks_.end());
+  for (const auto& b : blocks) {
     switch (b.kind) {
       case Block::heading:
         html << "<h2>" << html_escape(b.text) << "</h2>\n";
@@ -221,8 +297,29 @@ std::string Report::write(const std::string& dir_str) {
         html << "<pre>" << html_escape(b.text) << "</pre>\n";
         md << "```\n" << b.text << "\n```\n\n";
         break;
+      case Block::data:
       case Block::table: {
-        html << "<table>\n<tr>";
+        ++table_no;
+        const std::string csv = slug_ + "/" + (b.csv.empty() ? fmt::format("table_{}", table_no) : b.csv) + ".csv";
+        {
+          std::ofstream f(dir / csv);
+          for (std::size_t i = 0; i < b.header.size(); ++i) f << (i ? "," : "") << csv_field(b.header[i]);
+          f << "\n";
+          for (const auto& r : b.rows) {
+            for (std::size_t i = 0; i < r.size(); ++i) f << (i ? "," : "") << csv_field(r[i]);
+            f << "\n";
+          }
+        }
+        if (b.kind == Block::data) {
+          html << "<p class=\"note\">" << inline_html(b.text) << " (" << b.rows.size() << " rows: <a href=\""
+               << html_escape(csv) << "\">" << html_escape(csv) << "</a>)</p>\n";
+          md << "*" << b.text << " (" << b.rows.size() << " rows: [" << csv << "](" << csv << "))*\n\n";
+          break;
+        }
+        const bool cut = b.max_rows > 0 && b.rows.size() > b.max_rows;
+        const std::size_t shown = cut ? b.max_rows : b.rows.size();
+        const std::string more = cut ? fmt::format("{} of {} rows shown; ", shown, b.rows.size()) : std::string();
+        html << "<div class=\"tw\"><table>\n<tr>";
         for (const auto& h : b.header) html << "<th>" << html_escape(h) << "</th>";
         html << "</tr>\n";
         md << "|";
@@ -230,20 +327,22 @@ std::string Report::write(const std::string& dir_str) {
         md << "\n|";
         for (std::size_t i = 0; i < b.header.size(); ++i) md << (i == 0 ? " :--- |" : " ---: |");
         md << "\n";
-        for (const auto& r : b.rows) {
+        for (std::size_t ri = 0; ri < shown; ++ri) {
+          const auto& r = b.rows[ri];
           html << "<tr>";
           md << "|";
           for (const auto& c : r) {
-            const bool bad = c.find("DISAGREES") != std::string::npos;
+            const bool bad = marks_failure(c);
             html << "<td" << (bad ? " class=\"bad\"" : "") << ">" << html_escape(c) << "</td>";
             md << " " << c << " |";
           }
           html << "</tr>\n";
           md << "\n";
         }
-        if (!b.text.empty()) html << "<caption>" << inline_html(b.text) << "</caption>\n";
-        html << "</table>\n";
-        if (!b.text.empty()) md << "\n*" << b.text << "*\n";
+        html << "<caption>" << inline_html(b.text) << (b.text.empty() ? "" : " ") << "(" << html_escape(more)
+             << "<a href=\"" << html_escape(csv) << "\">all rows as CSV</a>)</caption>\n";
+        html << "</table></div>\n";
+        md << "\n*" << b.text << (b.text.empty() ? "" : " ") << "(" << more << "[all rows as CSV](" << csv << "))*\n";
         md << "\n";
         break;
       }
@@ -275,6 +374,8 @@ std::string Report::write(const std::string& dir_str) {
   const fs::path html_path = dir / (slug_ + ".html");
   std::ofstream(html_path) << html.str();
   std::ofstream(dir / (slug_ + ".md")) << md.str();
+  nlohmann::json j = {{"slug", slug_}, {"title", title_}, {"question", question_}, {"answer", answer_}, {"figures", fig_no}};
+  std::ofstream(dir / (slug_ + ".json")) << j.dump(2) << "\n";
   return html_path.string();
 }
 

@@ -9,7 +9,7 @@
 namespace warpsparse::notebooks {
 
 struct Series {
-  std::string title;
+  std::string title;             // empty: not in the key (an error bar set drawn beside its line)
   std::vector<double> x, y;
   std::vector<double> ylo, yhi;  // error bars (style "errorbars") when non-empty
   std::string style = "lines";   // gnuplot "with" clause: lines, linespoints, points, errorbars
@@ -21,6 +21,9 @@ struct Plot {
   std::string title, xlabel, ylabel;
   bool logx = false, logy = false;
   std::string xrange, yrange;  // e.g. "[0:1]"; empty: automatic
+  // Inside the plot ("top left", ...) or below it ("below"): a key outside to the right squeezes the
+  // plot, so render refuses it. Each panel holds at most kMaxSeries titled series, told apart by
+  // the palette's colours and dash types.
   std::string key = "top left";
   std::vector<std::string> extra;  // further gnuplot commands before plot
   std::vector<Series> series;
@@ -31,28 +34,47 @@ struct Plot {
   int width = 960, height = 600;  // pixels (PNG) and points (SVG)
 };
 
+inline constexpr int kMaxSeries = 8;
+
 class Report {
  public:
   Report(std::string slug, std::string title);
+  // The question the page answers and a one-paragraph answer with the key numbers: shown first, and
+  // carried into the index (through <slug>.json) as the page's headline.
+  void lead(const std::string& question, const std::string& answer);
+  // The figure that shows the answer at a glance: drawn right after the lead, wherever the notebook
+  // computes it.
+  void main_figure(const Plot& plot, const std::string& caption);
   void heading(const std::string& text);
   void para(const std::string& text);  // plain text; *emphasis* and `code` are left as typed
+  // Every table is also written whole to <slug>/<csv_name>.csv (default: table_<n>) and linked.
+  // With max_rows > 0 and more rows than that, the page shows the first max_rows only and says so:
+  // the notebook orders the rows so that those are the ones a reader needs.
   void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-             const std::string& caption = "");
+             const std::string& caption = "", const std::string& csv_name = "", std::size_t max_rows = 0);
+  // A table kept as <slug>/<csv_name>.csv only, linked from a line that describes it: the full
+  // data behind a summary table shown on the page.
+  void data(const std::string& csv_name, const std::vector<std::string>& header,
+            const std::vector<std::vector<std::string>>& rows, const std::string& description);
   void figure(const Plot& plot, const std::string& caption);
   void code(const std::string& text);
-  // Writes <dir>/<slug>.html, <dir>/<slug>.md and <dir>/<slug>/ (figures, data); returns the HTML path.
+  // Writes <dir>/<slug>.html, <dir>/<slug>.md, <dir>/<slug>.json (title, question, answer) and
+  // <dir>/<slug>/ (figures, data, tables as CSV); returns the HTML path.
   std::string write(const std::string& dir);
 
  private:
   struct Block {
-    enum Kind { heading, para, table, figure, code } kind;
+    enum Kind { heading, para, table, data, figure, code } kind;
     std::string text;
+    std::string csv;
+    std::size_t max_rows = 0;
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
     Plot plot;
   };
-  std::string slug_, title_;
+  std::string slug_, title_, question_, answer_;
   std::vector<Block> blocks_;
+  std::vector<Block> main_;  // the main figure, if any
 };
 
 bool gnuplot_available();

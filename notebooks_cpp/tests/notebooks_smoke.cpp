@@ -1,4 +1,4 @@
-// Notebooks 5 and 6 on synthetic bench/results folders (see CMakeLists.txt).
+// Notebooks 5 and 6 on synthetic bench/results folders, and the rules every report keeps (see CMakeLists.txt).
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -6,7 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/core.h>
+
 #include "notebooks_cpp/notebooks.hpp"
+#include "notebooks_cpp/report.hpp"
 
 namespace fs = std::filesystem;
 using namespace warpsparse::notebooks;
@@ -101,10 +104,11 @@ TEST_CASE("notebook 5 predicts measured rows with the run's measured copy bandwi
   CHECK(has(h, "1 CSV file(s) of other benchmark programs were ignored"));
   CHECK(has(h, "2000 GB/s"));
   CHECK(has(h, "measured device copy"));
-  // MACKO at d = 0.5: 10 us / 7 us of cuBLAS, 37% of copy bandwidth, in the shape x density table.
-  CHECK(has(h, "1.43x (roofline"));
-  CHECK(has(h, "37% copy bw"));
-  CHECK(has(h, "clustered"));  // other pattern families go to their own table
+  // MACKO at d = 0.5: 1.43x cuBLAS at 37% of copy bandwidth, in the summary table and the lead.
+  const std::string md = slurp(fs::path(roofline(both_programs("nb5_md"))).replace_extension(".md"));
+  CHECK(has(md, "| Test GPU | 0.50 | 1 | 1.43x | 1.43-1.43x | 37% |"));
+  CHECK(has(md, "d = 0.50: 1.43x"));
+  CHECK(has(md, "| Test GPU | clustered | 0.50 | 1 | 1.43x |"));  // other pattern families: their own table
 }
 
 TEST_CASE("notebook 5 sets MACKO against its read and row_stream bounds when a run measured them") {
@@ -160,18 +164,22 @@ TEST_CASE("notebook 5 keeps batched rows out of its single-vector sections and p
   CHECK(has(md, "7 of them multiply several vectors at once"));
   CHECK(has(md, "Batched SpMV: several vectors at once"));
   CHECK_FALSE(has(md, "No results with batch > 1"));
-  // shape, density, batch, MACKO, cuBLAS, speedup, MACKO per vector (fastest schedule at batch 2).
-  CHECK(has(md, "| 4096x1024 | 0.50 | 1 | 10.0 | 20.0 | 2.00x | 10.0 |"));
-  CHECK(has(md, "| 4096x1024 | 0.50 | 2 | 12.0 | 24.0 | 2.00x | 6.0 |"));
-  CHECK(has(md, "| 4096x1024 | 0.50 | 8 | 40.0 | 20.0 | 0.50x | 5.0 |"));
-  CHECK(has(md, "| 4096x1024 | 0.10 | 8 | 8.0 | 20.0 | 2.50x | 1.0 |"));
-  // The single-vector table still holds the batch-1 speedups only.
-  CHECK(has(md, "2.00x (roofline"));
-  CHECK_FALSE(has(md, "2.50x (roofline"));
-  CHECK_FALSE(has(md, "0.50x (roofline"));
-  // The batched shape's own figure; the 2048^2 shape, never batched, is not in it.
+  // gpu, shape, density, batch, MACKO, cuBLAS, speedup, MACKO per vector (fastest schedule at batch 2).
+  const std::string csv = slurp(fs::path(roofline(o)).replace_extension("") / "batched_per_shape.csv");
+  CHECK(has(csv, "Test GPU,4096x1024,0.50,1,10.0,20.0,2.000,10.00"));
+  CHECK(has(csv, "Test GPU,4096x1024,0.50,2,12.0,24.0,2.000,6.00"));
+  CHECK(has(csv, "Test GPU,4096x1024,0.50,8,40.0,20.0,0.500,5.00"));
+  CHECK(has(csv, "Test GPU,4096x1024,0.10,8,8.0,20.0,2.500,1.00"));
+  // gpu, B, density, shapes, median, range: the summary on the page.
+  CHECK(has(md, "| Test GPU | 8 | 0.10 | 1 | 2.50x | 2.50-2.50x |"));
+  // The single-vector summary holds the batch-1 speedups only: the batch-8 2.50x at d = 0.1 is not there.
+  const std::string single = slurp(fs::path(roofline(o)).replace_extension("") / "speedup_summary.csv");
+  CHECK(has(single, "Test GPU,0.50,2,2.00x,1.43-2.00x"));
+  CHECK_FALSE(has(single, "2.50x"));
+  CHECK_FALSE(has(single, "0.50x"));
+  // The batched figure; the 2048^2 shape, never batched, is not in it.
   CHECK(has(md, "batched_speedup.png"));
-  CHECK_FALSE(has(md, "| 2048x2048 | 0.50 | 1 |"));
+  CHECK_FALSE(has(csv, "2048x2048"));
 }
 
 TEST_CASE("notebook 5 tabulates and draws the newest row timelines, apart from the benchmark rows") {
@@ -215,10 +223,14 @@ TEST_CASE("notebook 5 falls back to --bandwidth without a meta file, and says so
 TEST_CASE("notebook 6 tabulates TFLOP/s and the fraction of cuSPARSELt per case") {
   const std::string h = slurp(sparse24(both_programs("nb6")));
   CHECK(has(h, "6 rows from 1 file(s)"));
-  CHECK(has(h, "512 x 512 x 512"));
-  CHECK(has(h, "512 x 16 x 512"));
+  CHECK(has(h, "<td>512^3</td>"));
+  CHECK(has(h, "<td>512x512 n=16</td>"));
   CHECK(has(h, "<td>1.0 (50%)</td>"));  // wgmma.sp at 1 TFLOP/s, cuSPARSELt at 2
-  CHECK(has(h, "FAIL"));                // the failed row is marked
+  CHECK(has(h, "FAIL"));                // the failed row is marked in the table
+  // and in both figures
+  const fs::path dir = fs::path(sparse24(both_programs("nb6_fail"))).replace_extension("");
+  CHECK(has(slurp(dir / "tflops.gp"), "FAILED its check"));
+  CHECK(has(slurp(dir / "fraction_of_cusparselt.gp"), "FAILED its check"));
   // The targets name 4096^3 and 8192^3 only: no target table for these cases.
   CHECK_FALSE(has(h, "<th>target</th>"));
   CHECK_FALSE(has(h, "What mma.sp itself allows"));  // no ws_mma_sp_peak file: no ceiling section
@@ -266,4 +278,45 @@ TEST_CASE("notebook 6 keeps rows of the rested and the sustained power state apa
   // Each state's table holds its own row: 1.0 and 2.0 TFLOP/s, never one overwriting the other.
   CHECK(has(h, "<td>1.0</td>"));
   CHECK(has(h, "<td>2.0</td>"));
+}
+
+TEST_CASE("a report refuses an unreadable figure and keeps every table and zero") {
+  const fs::path root = scratch("report_rules");
+  Plot p;
+  p.name = "many";
+  for (int i = 0; i < 9; ++i) p.series.push_back(Series{fmt::format("s{}", i), {1, 2}, {1, 2}, {}, {}, "lines", ""});
+  {
+    Report r("crowded", "crowded");
+    r.lead("q", "a");
+    r.figure(p, "nine series");
+    CHECK_THROWS_WITH(r.write(root.string()), Catch::Contains("at most 8: split it"));
+  }
+  p.series.resize(2);
+  p.key = "outside right top";
+  {
+    Report r("squeezed", "squeezed");
+    r.lead("q", "a");
+    r.figure(p, "key outside");
+    CHECK_THROWS_WITH(r.write(root.string()), Catch::Contains("squeezes it"));
+  }
+  {
+    Report r("no_lead", "no lead");
+    CHECK_THROWS_WITH(r.write(root.string()), Catch::Contains("has no lead"));
+  }
+  // A zero on a log axis is drawn at the floor and marked; every table is also a CSV; a long table
+  // shows its first rows and says how many there are.
+  p.key = "top left";
+  p.logy = true;
+  p.series[0].y = {0.0, 2.0};
+  Report r("kept", "kept");
+  r.lead("What is kept?", "Zeros and every row.");
+  r.figure(p, "a zero");
+  r.table({"a", "b"}, {{"1", "x,y"}, {"2", "z"}, {"3", "w"}}, "three rows", "rows", 2);
+  const std::string h = slurp(r.write(root.string()));
+  CHECK(has(slurp(root / "kept" / "many.gp"), "zero (drawn at the axis floor)"));
+  CHECK(has(slurp(root / "kept" / "many_zero.dat"), "1 0.5"));  // half the smallest positive value
+  CHECK(slurp(root / "kept" / "rows.csv") == "a,b\n1,\"x,y\"\n2,z\n3,w\n");
+  CHECK(has(h, "2 of 3 rows shown"));
+  CHECK(has(h, "<b>Question.</b> What is kept?"));
+  CHECK(has(slurp(root / "kept.json"), "\"question\": \"What is kept?\""));
 }
