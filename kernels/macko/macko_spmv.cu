@@ -198,14 +198,17 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements)
 template <class T, class TY>
 void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float beta,
                 const macko::Schedule& s, cudaStream_t stream) {
+  // The messages are built only on failure: this runs before every launch, and composing them
+  // (the list of compiled schedules) cost more host time than the launch itself.
   const int variant = macko::compiled_variant(s, a.delta_bits);
-  require(variant >= 0, "MACKO schedule " + macko::to_string(s) + " is not compiled for " +
-                            std::to_string(a.delta_bits) + "-bit deltas" + (s.valid(a.delta_bits) ? "" : " (not valid)") +
-                            "; compiled: " + variant_list(a.delta_bits));
+  if (variant < 0)
+    throw Error("MACKO schedule " + macko::to_string(s) + " is not compiled for " + std::to_string(a.delta_bits) +
+                "-bit deltas" + (s.valid(a.delta_bits) ? "" : " (not valid)") + "; compiled: " + variant_list(a.delta_bits));
   if (a.rows == 0) return;
-  require(reinterpret_cast<std::uintptr_t>(x) % (sizeof(T) * static_cast<std::size_t>(s.batch)) == 0,
-          "MACKO batch " + std::to_string(s.batch) + ": x must be aligned to " +
-              std::to_string(sizeof(T) * static_cast<std::size_t>(s.batch)) + " bytes (one column's values are one vector load)");
+  if (reinterpret_cast<std::uintptr_t>(x) % (sizeof(T) * static_cast<std::size_t>(s.batch)) != 0)
+    throw Error("MACKO batch " + std::to_string(s.batch) + ": x must be aligned to " +
+                std::to_string(sizeof(T) * static_cast<std::size_t>(s.batch)) +
+                " bytes (one column's values are one vector load)");
   using TD = device_t<T>;
   using TYD = device_t<TY>;
   const LaunchArgs<TD, TYD> g{a.wide,

@@ -409,8 +409,9 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
   require(g.rows_padded % kRowAlign == 0 && g.rows_padded >= g.m && g.cols_padded % kColAlign == 0 &&
               g.cols_padded >= g.k,
           "sparse24 gemm: A is not padded to 128 rows x 64 columns (use sparse24::compress + upload)");
-  require(g.ldb >= g.n && g.ldb % 8 == 0, "sparse24 gemm: ldb must be >= N and a multiple of 8 (got ldb=" +
-                                               std::to_string(g.ldb) + ", N=" + std::to_string(g.n) + ")");
+  if (g.ldb < g.n || g.ldb % 8 != 0)  // the message is built only on failure: this runs before every launch
+    throw Error("sparse24 gemm: ldb must be >= N and a multiple of 8 (got ldb=" + std::to_string(g.ldb) +
+                ", N=" + std::to_string(g.n) + ")");
   require(reinterpret_cast<std::uintptr_t>(g.b) % 16 == 0 && reinterpret_cast<std::uintptr_t>(g.a_values) % 16 == 0 &&
               reinterpret_cast<std::uintptr_t>(g.a_meta) % 16 == 0,
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
