@@ -2,9 +2,11 @@
 # Runs on the GPU machine (the device tool) over binaries built here and carried in .devpkg/:
 # GPU property tests, compute-sanitizer (memcheck, racecheck), then benchmarks.
 # Usage: scripts/device_run.sh [tests] [sanitize] [ncu "BENCH_MACKO_ARGS"] [bench_macko "ARGS"]
-#        [bench_sparse24 "ARGS"] [run NAME "COMMAND"] ...
+#        [bench_sparse24 "ARGS"] [python] [run NAME "COMMAND"] ...
 #        (results under results/<gpu>/ inside $OUT/device_logs.tgz; `run` executes COMMAND with
-#        .devpkg/bin first on PATH and keeps its output as NAME.log)
+#        .devpkg/bin first on PATH and keeps its output as NAME.log; `python` builds the extension
+#        for $WS_PYTHON (default /opt/torch/.venv/bin/python) against the staged core, runs the Python
+#        tests, GPU ones included, and the examples python/examples/{overhead,sparse_decoder}.py)
 # Logs go to $OUT (or ./device_out when OUT is unset).
 set -u
 FINAL=${OUT:-$PWD/device_out}
@@ -59,6 +61,20 @@ while [ $# -gt 0 ]; do
       log=$(basename "$b"); n=2; while [ -e "$OUT/$log.log" ]; do log="$(basename "$b")_$n"; n=$((n + 1)); done
       "$b" --out "$OUT/results" $extra $args 2>"$OUT/$log.err" | tee "$OUT/$log.log" || status=1
       tail -3 "$OUT/$log.err" ;;
+    python)
+      py=${WS_PYTHON:-/opt/torch/.venv/bin/python}
+      pyout=$(mktemp -d)
+      echo "== python: build_ext.sh with $py"
+      "$PKG/python/build_ext.sh" "$py" "$PKG/lib" "$pyout" > "$OUT/python_build.log" 2>&1 || { status=1; tail -5 "$OUT/python_build.log"; }
+      pypath=$pyout
+      "$py" -c "import pytest" 2>/dev/null || pypath=$pyout:$PKG/python/site
+      for t in "tests:-m pytest -q -p no:cacheprovider -rs $PKG/python/tests" "overhead:$PKG/python/examples/overhead.py" \
+               "sparse_decoder:$PKG/python/examples/sparse_decoder.py"; do
+        name=${t%%:*}; args=${t#*:}
+        echo "== python $name"
+        PYTHONPATH=$pypath "$py" $args > "$OUT/python_$name.log" 2>&1
+        rc=$?; echo "rc=$rc"; tail -6 "$OUT/python_$name.log"; [ $rc = 0 ] || status=1
+      done ;;
     run)
       name=$1; cmd=$2; shift 2
       echo "== $name: $cmd"

@@ -32,6 +32,14 @@ if [ $gpu = 1 ]; then
 else
   echo; echo "== no GPU: GPU tests and benchmarks skipped; the reports use the accepted results in bench/results/"
 fi
+if [ -d $B/python/warpsparse ]; then
+  echo; echo "== Python: the same matrix kind from numpy (PYTHONPATH=$(pwd)/$B/python)"
+  PYTHONPATH=$B/python /usr/bin/python3 -c '
+import numpy as np, warpsparse as ws
+W = ws.prune(np.random.default_rng(1).standard_normal((1024, 1024)).astype(np.float16), density=0.3)
+r = ws.verify(ws.encode_macko(W, align_rows=True), batch=4)
+print("warpsparse", ws.__version__, "verify:", "ok" if r["ok"] else "FAILED", "max error / bound", r["max_bound_ratio"])'
+fi
 echo; echo "== reports (analysis notebooks)"
 $B/tools/warpsparse/warpsparse report --out reports --bench-results $results
 echo; echo "Open $(pwd)/reports/index.html"

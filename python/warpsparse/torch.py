@@ -1,0 +1,182 @@
+"""warpsparse.torch: the kernels as PyTorch custom ops, and SparseLinear, a drop-in nn.Linear.
+
+The ops (torch.ops.warpsparse.macko_spmv, torch.ops.warpsparse.sparse24_gemm) are registered with
+torch.library.custom_op and a fake implementation, so torch.compile(fullgraph=True) traces through
+them and CUDA graphs capture them: they launch on torch.cuda.current_stream(). A custom op takes no
+Python objects, so a device matrix is passed by its key in a registry (register_matrix).
+
+Import this module only where torch is installed; `import warpsparse` never imports torch.
+"""
+import weakref
+
+import numpy as np
+import torch
+
+from . import Error, compiled_batches, encode_macko, encode_sparse24
+from . import cuda as _cuda
+
+__all__ = ["SparseLinear", "sparsify", "register_matrix", "macko_spmv", "sparse24_gemm"]
+
+_matrices = {}
+_BATCHES = tuple(compiled_batches())
+# kernels/sparse24/sparse24_gemm.hpp: B's row pitch is a multiple of 8 elements (16-byte cp.async chunks).
+_B_PITCH = 8
+
+
+def register_matrix(device_matrix):
+    """The key a custom op takes for a DeviceMacko or DeviceSparse24. The registry holds the matrix
+    (SparseLinear drops its own when it is collected)."""
+    key = id(device_matrix)
+    _matrices[key] = device_matrix
+    return key
+
+
+def _stream(t):
+    return _cuda.current_torch_stream(t.get_device())
+
+
+def _macko_spmv(x, key, rows):
+    out = torch.empty((rows, x.shape[1]), dtype=x.dtype, device=x.device)
+    _cuda.macko_spmv(_matrices[key], _cuda.torch_view(x), out=_cuda.torch_view(out), stream=_stream(x))
+    return out
+
+
+def _sparse24_gemm(b, key, rows):
+    out = torch.empty((rows, b.shape[1]), dtype=b.dtype, device=b.device)
+    _cuda.sparse24_gemm(_matrices[key], _cuda.torch_view(b), out=_cuda.torch_view(out), stream=_stream(b))
+    return out
+
+
+@torch.library.custom_op("warpsparse::macko_spmv", mutates_args=())
+def macko_spmv(x: torch.Tensor, key: int, rows: int) -> torch.Tensor:
+    """y (rows x B) = A x for x (cols x B), B a compiled batch, in the matrix's dtype."""
+    return _macko_spmv(x, key, rows)
+
+
+@macko_spmv.register_fake
+def _(x, key, rows):
+    return x.new_empty((rows, x.shape[1]))
+
+
+@torch.library.custom_op("warpsparse::sparse24_gemm", mutates_args=())
+def sparse24_gemm(b: torch.Tensor, key: int, rows: int) -> torch.Tensor:
+    """C (rows x n) = A B for B (cols x n) with a row pitch that is a multiple of 8."""
+    return _sparse24_gemm(b, key, rows)
+
+
+def _op(op, impl):
+    """The custom op while torch.compile traces (it needs the op and its fake); in eager mode the
+    op's body itself, which launches the same kernel on the same stream without the dispatcher's
+    Python layers (about 19 us a call on an H100 host, more than the kernel at batch 1)."""
+    return op if torch.compiler.is_compiling() else impl
+
+
+@sparse24_gemm.register_fake
+def _(b, key, rows):
+    return b.new_empty((rows, b.shape[1]))
+
+
+def _host_matrix(w):
+    """A CUDA or CPU weight as numpy: float16, or bf16 bits as uint16 (numpy has no bfloat16)."""
+    w = w.detach().contiguous().cpu()
+    if w.dtype == torch.float16:
+        return w.numpy()
+    if w.dtype == torch.bfloat16:
+        return w.view(torch.int16).numpy().view(np.uint16)
+    raise ValueError(f"SparseLinear takes float16 or bfloat16 weights, got {w.dtype}")
+
+
+def _padded_batch(n):
+    return next(b for b in _BATCHES if b >= n)
+
+
+class SparseLinear(torch.nn.Module):
+    """y = x W^T + b with W sparse on the GPU: MACKO (the batched SpMV) for up to max(compiled
+    batches) = 8 tokens, the 2:4 GEMM beyond when W is 2:4 (larger token counts run MACKO in
+    chunks of 8 otherwise). Input (..., in_features) in the weight's dtype (float16 or bfloat16)."""
+
+    def __init__(self, in_features, out_features, dtype, macko=None, sparse24=None, bias=None):
+        super().__init__()
+        if macko is None and sparse24 is None:
+            raise ValueError("SparseLinear needs a MACKO or a 2:4 matrix")
+        self.in_features, self.out_features, self.dtype = in_features, out_features, dtype
+        self._macko, self._sparse24 = macko, sparse24
+        self._macko_key = register_matrix(macko) if macko is not None else None
+        self._sparse24_key = register_matrix(sparse24) if sparse24 is not None else None
+        for key in (self._macko_key, self._sparse24_key):
+            if key is not None:
+                weakref.finalize(self, _matrices.pop, key, None)
+        self.bias = torch.nn.Parameter(bias.detach().clone(), requires_grad=False) if bias is not None else None
+
+    @classmethod
+    def from_dense(cls, linear, format="auto", delta_bits=4):
+        """From an nn.Linear on a CUDA device. format: "macko", "2:4" (W must be 2:4 along its
+        input dimension, e.g. warpsparse.prune(W, nm="2:4")) or "auto" (MACKO, and 2:4 too when W
+        is 2:4)."""
+        if format not in ("macko", "2:4", "auto"):
+            raise ValueError(f"format must be 'macko', '2:4' or 'auto', got {format!r}")
+        w = linear.weight
+        if w.device.type != "cuda":
+            raise ValueError(f"SparseLinear.from_dense needs the Linear on a CUDA device, it is on {w.device}")
+        host = _host_matrix(w)
+        macko = sparse24 = None
+        with torch.cuda.device(w.device):
+            if format in ("macko", "auto"):
+                # Aligned rows: each row starts a warp step (docs/macko-kernel.md), at no cost to the product.
+                macko = _cuda.upload_macko(encode_macko(host, delta_bits=delta_bits, align_rows=True))
+            if format in ("2:4", "auto"):
+                try:
+                    sparse24 = _cuda.upload_sparse24(encode_sparse24(host))
+                except Error:
+                    if format == "2:4":
+                        raise
+        return cls(linear.in_features, linear.out_features, w.dtype, macko, sparse24, linear.bias)
+
+    def extra_repr(self):
+        kinds = [k for k, m in (("macko", self._macko), ("2:4", self._sparse24)) if m is not None]
+        return f"in_features={self.in_features}, out_features={self.out_features}, dtype={self.dtype}, " \
+               f"formats={'+'.join(kinds)}, bias={self.bias is not None}"
+
+    def forward(self, x):
+        if x.shape[-1] != self.in_features:
+            raise ValueError(f"input has {x.shape[-1]} features, the layer takes {self.in_features}")
+        lead = x.shape[:-1]
+        x2 = x.reshape(-1, self.in_features).to(self.dtype)
+        n = x2.shape[0]
+        if self._sparse24 is not None and (self._macko is None or n > _BATCHES[-1]):
+            y = self._gemm(x2)
+        else:
+            y = self._spmv(x2)
+        if self.bias is not None:
+            y = y + self.bias
+        return y.reshape(*lead, self.out_features)
+
+    def _spmv(self, x2):
+        outs = []
+        for start in range(0, x2.shape[0], _BATCHES[-1]):
+            chunk = x2[start:start + _BATCHES[-1]]
+            t = chunk.shape[0]
+            if _padded_batch(t) > t:
+                chunk = torch.nn.functional.pad(chunk, (0, 0, 0, _padded_batch(t) - t))
+            xt = chunk.t().contiguous()
+            spmv = _op(torch.ops.warpsparse.macko_spmv, _macko_spmv)
+            outs.append(spmv(xt, self._macko_key, self.out_features)[:, :t].t())
+        return outs[0] if len(outs) == 1 else torch.cat(outs)
+
+    def _gemm(self, x2):
+        n = x2.shape[0]
+        pad = -n % _B_PITCH
+        b = (torch.nn.functional.pad(x2, (0, 0, 0, pad)) if pad else x2).t().contiguous()
+        gemm = _op(torch.ops.warpsparse.sparse24_gemm, _sparse24_gemm)
+        return gemm(b, self._sparse24_key, self.out_features)[:, :n].t()
+
+
+def sparsify(module, format="auto", filter=lambda name, linear: True):
+    """Replaces every nn.Linear of `module` (for which filter(name, linear) holds) by SparseLinear,
+    in place; returns the module."""
+    for name, child in list(module.named_modules()):
+        for attr, sub in list(child.named_children()):
+            full = f"{name}.{attr}" if name else attr
+            if isinstance(sub, torch.nn.Linear) and filter(full, sub):
+                setattr(child, attr, SparseLinear.from_dense(sub, format=format))
+    return module
