@@ -224,3 +224,21 @@ def test_torch_tensors_by_attributes_and_through_dlpack_give_the_same_bits(rng):
     assert (code, bits) == (2, 16)
     with pytest.raises(ValueError, match="dtype code 0"):
         ws.cuda.macko_spmv(d, x.to(torch.int16))
+
+
+def test_the_ops_eager_and_compiled_equal_the_warp_model(rng):
+    m = ws.encode_macko(sparse(rng, (384, 768), 0.5, np.float16), align_rows=True)
+    d = ws.cuda.upload_macko(m)
+    key = wt.register_matrix(d)
+    x = sparse(rng, (768, 4), 1.0, np.float16)
+    xt = to_torch(x)
+    eager = torch.ops.warpsparse.macko_spmv(xt, key, 384)
+    compiled = torch.compile(lambda t: torch.ops.warpsparse.macko_spmv(t, key, 384) * 1, fullgraph=True)(xt)
+    model = ws.spmv_model(m, x, schedule=d.schedule(4), out_dtype=np.float16)
+    torch.cuda.synchronize()
+    assert same_bits(to_host(eager), model)
+    assert same_bits(to_host(compiled), model)
+    fake = torch._subclasses.fake_tensor.FakeTensorMode()
+    with fake:
+        shape = torch.ops.warpsparse.macko_spmv(fake.from_tensor(xt), key, 384).shape
+    assert tuple(shape) == (384, 4)

@@ -1,9 +1,9 @@
 """warpsparse.torch: the kernels as PyTorch custom ops, and SparseLinear, a drop-in nn.Linear.
 
-The ops (torch.ops.warpsparse.macko_spmv, torch.ops.warpsparse.sparse24_gemm) are registered with
-torch.library.custom_op and a fake implementation, so torch.compile(fullgraph=True) traces through
-them and CUDA graphs capture them: they launch on torch.cuda.current_stream(). A custom op takes no
-Python objects, so a device matrix is passed by its key in a registry (register_matrix).
+The ops (torch.ops.warpsparse.macko_spmv, torch.ops.warpsparse.sparse24_gemm) are defined on a
+torch.library.Library with a CUDA kernel and a fake implementation, so torch.compile(fullgraph=True)
+traces through them and CUDA graphs capture them: they launch on torch.cuda.current_stream(). An op
+takes no Python objects, so a device matrix is passed by its key in a registry (register_matrix).
 
 Import this module only where torch is installed; `import warpsparse` never imports torch.
 """
@@ -47,33 +47,43 @@ def _sparse24_gemm(b, key, rows):
     return out
 
 
-@torch.library.custom_op("warpsparse::macko_spmv", mutates_args=())
-def macko_spmv(x: torch.Tensor, key: int, rows: int) -> torch.Tensor:
-    """y (rows x B) = A x for x (cols x B), B a compiled batch, in the matrix's dtype."""
-    return _macko_spmv(x, key, rows)
+# The ops are defined on a torch.library.Library with a CUDA kernel and a fake: the plainest
+# registration that torch.compile(fullgraph=True) and CUDA graphs take. (torch.library.custom_op
+# costs the same in eager mode, within the noise: 16-17 us a call over the kernel on an H100 host,
+# torch's dispatch into a Python kernel; SparseLinear therefore calls the bodies when not compiling.)
+_lib = torch.library.Library("warpsparse", "DEF")
+_lib.define("macko_spmv(Tensor x, int key, int rows) -> Tensor")
+_lib.define("sparse24_gemm(Tensor b, int key, int rows) -> Tensor")
+_lib.impl("macko_spmv", _macko_spmv, "CUDA")
+_lib.impl("sparse24_gemm", _sparse24_gemm, "CUDA")
 
 
-@macko_spmv.register_fake
+@torch.library.register_fake("warpsparse::macko_spmv")
 def _(x, key, rows):
     return x.new_empty((rows, x.shape[1]))
 
 
-@torch.library.custom_op("warpsparse::sparse24_gemm", mutates_args=())
-def sparse24_gemm(b: torch.Tensor, key: int, rows: int) -> torch.Tensor:
-    """C (rows x n) = A B for B (cols x n) with a row pitch that is a multiple of 8."""
-    return _sparse24_gemm(b, key, rows)
+@torch.library.register_fake("warpsparse::sparse24_gemm")
+def _(b, key, rows):
+    return b.new_empty((rows, b.shape[1]))
+
+
+def macko_spmv(x, key, rows):
+    """y (rows x B) = A x for x (cols x B), B a compiled batch, in the matrix's dtype
+    (torch.ops.warpsparse.macko_spmv)."""
+    return torch.ops.warpsparse.macko_spmv(x, key, rows)
+
+
+def sparse24_gemm(b, key, rows):
+    """C (rows x n) = A B for B (cols x n) with a row pitch that is a multiple of 8
+    (torch.ops.warpsparse.sparse24_gemm)."""
+    return torch.ops.warpsparse.sparse24_gemm(b, key, rows)
 
 
 def _op(op, impl):
-    """The custom op while torch.compile traces (it needs the op and its fake); in eager mode the
-    op's body itself, which launches the same kernel on the same stream without the dispatcher's
-    Python layers (about 19 us a call on an H100 host, more than the kernel at batch 1)."""
+    """The op while torch.compile traces (it needs the op and its fake); in eager mode the op's body
+    itself, which launches the same kernel on the same stream without the dispatcher."""
     return op if torch.compiler.is_compiling() else impl
-
-
-@sparse24_gemm.register_fake
-def _(b, key, rows):
-    return b.new_empty((rows, b.shape[1]))
 
 
 def _host_matrix(w):
