@@ -79,20 +79,33 @@ std::vector<Table> read_all(const std::string& dir, const std::string& prefix, s
   return out;
 }
 
-std::optional<double> meta_copy_bandwidth(const fs::path& csv) {
+namespace {
+// X.meta.json beside X.csv, parsed; null when it is missing or not JSON (a run without one is valid).
+nlohmann::json read_meta(const fs::path& csv) {
   fs::path meta = csv;
   meta.replace_extension(".meta.json");
   std::ifstream in(meta);
-  if (!in) return std::nullopt;
+  if (!in) return nullptr;
   try {
-    const auto j = nlohmann::json::parse(in);
-    if (j.contains("copy_gbps") && j["copy_gbps"].is_number()) {
-      const double g = j["copy_gbps"].get<double>();
-      if (std::isfinite(g) && g > 0) return g * 1e9;
-    }
+    return nlohmann::json::parse(in);
   } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+}  // namespace
+
+std::optional<double> meta_copy_bandwidth(const fs::path& csv) {
+  const auto j = read_meta(csv);
+  if (j.is_object() && j.contains("copy_gbps") && j["copy_gbps"].is_number()) {
+    const double g = j["copy_gbps"].get<double>();
+    if (std::isfinite(g) && g > 0) return g * 1e9;
   }
   return std::nullopt;
+}
+
+std::string meta_commit(const fs::path& csv) {
+  const auto j = read_meta(csv);
+  return j.is_object() && j.contains("commit") && j["commit"].is_string() ? j["commit"].get<std::string>() : "";
 }
 
 Tolerance tolerance(const std::string& program, const std::string& kernel, double reference_us) {

@@ -39,6 +39,8 @@ Table read_table(const fs::path& csv);
 std::vector<Table> read_all(const std::string& dir, const std::string& prefix, std::vector<std::string>* others = nullptr);
 // The measured device copy bandwidth (bytes/s) from X.meta.json beside X.csv ("copy_gbps", GB/s).
 std::optional<double> meta_copy_bandwidth(const fs::path& csv);
+// The commit the run was built from ("commit" in X.meta.json beside X.csv); "" when not recorded.
+std::string meta_commit(const fs::path& csv);
 
 // --- comparing a run with a reference --------------------------------------------------------------
 // How much slower than the reference a case's median may be before it is flagged, by who wrote the

@@ -197,7 +197,7 @@ void bounds_section(Report& rep, const std::vector<BenchRow>& bench, const Unifo
       pn.name = f.name;
       pn.title = fmt::format("d = {}", num(d, 2));
       pn.ylabel = "time / read time";
-      pn.key = first ? "top left font ',10'" : "off";
+      pn.key = first ? "below" : "off";
       first = false;
       std::string tics = "set xtics rotate by -40 font ',9' (";
       Series rs{"row_stream (MACKO's loads only)", {}, {}, {}, {}, "linespoints", "pt 5 ps 0.9 lc rgb '#ff7f0e'"};
@@ -379,7 +379,8 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
     if (c.pattern == "uniform") sp_[c.gpu][{c.rows, c.cols}][c.kind][c.density] = r;
     all_cases.push_back({c.gpu, fmt::format("{}x{}", c.rows, c.cols), c.pattern, kind_name[c.kind], num(c.density, 2),
                          num(r.speedup, 3), num(r.lo, 3), num(r.hi, 3), std::to_string(r.n),
-                         std::isfinite(r.pct_bw) ? num(r.pct_bw, 1) : "", r.file});
+                         std::isfinite(r.pct_bw) ? num(r.pct_bw, 1) : "", r.file,
+                         bench_results::meta_commit(files.rbegin()->first)});
   }
   // Shapes fall into at most four groups by weight count, so a figure shows one line per group (the
   // median over its shapes, bars from the slowest to the fastest) instead of a panel per shape.
@@ -487,7 +488,7 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
             "speedup_summary");
   rep.data("speedup_per_case",
            {"gpu", "shape", "pattern", "kernel", "density", "speedup (newest run)", "slowest run", "fastest run", "runs",
-            "% copy bw (newest)", "newest file"},
+            "% copy bw (newest)", "newest file", "its commit"},
            all_cases,
            "Every measured case (shape, pattern, kernel, density) with its newest run, the spread over runs and the "
            "file it came from");

@@ -329,8 +329,12 @@ std::string sparse24(const Options& o) {
     // Table: TFLOP/s and fraction of cuSPARSELt.
     // The run each row comes from: named once when one run holds them all, else per row.
     std::set<std::string> row_files;
+    std::string a_path;  // one row's file, the only one when one_run
     for (const auto& c : cases)
-      for (const auto& [k, row] : at[c]) row_files.insert(std::filesystem::path(row.file).filename().string());
+      for (const auto& [k, row] : at[c]) {
+        row_files.insert(std::filesystem::path(row.file).filename().string());
+        a_path = row.file;
+      }
     const bool one_run = row_files.size() == 1;
     std::vector<std::string> hdr = {"case"};
     if (!one_run) hdr.push_back("run (newest file)");
@@ -373,7 +377,10 @@ std::string sparse24(const Options& o) {
               "Cases as in the figures (size^3: the square cubes; W x K n=N: an Appendix D weight of W rows and K "
               "columns times N tokens). TFLOP/s = 2MNK / median time; in brackets the fraction of cuSPARSELt's TFLOP/s "
               "on the same case." +
-                  (one_run ? " All rows come from `" + *row_files.begin() + "`." : std::string()));
+                  (one_run ? fmt::format(" All rows come from `{}` (commit {}).", *row_files.begin(),
+                                         bench_results::meta_commit(a_path).empty() ? "not recorded"
+                                                                                     : bench_results::meta_commit(a_path))
+                           : std::string()));
     // Issue 5's targets (stated for the H100; shown for whatever GPU measured them).
     std::vector<std::vector<std::string>> tg;
     // The wgmma.sp target compares rows of one run: the latest file holding cuSPARSELt and a wgmma.sp
