@@ -483,21 +483,17 @@ OracleBound macko_oracle_bound(const Macko& m, const HostArray& x, const std::st
     const auto [xs, batch, s] = model_input(a, x, schedule);
     const SparseRows<T> rows = decode_macko(a);
     std::vector<double> exact(static_cast<std::size_t>(a.rows * batch)), bound(exact.size());
-    const SpmvBound b;
     const std::vector<float> no_y;
     for (int v = 0; v < batch; ++v) {
       const std::vector<TX> xv = batch_column<TX>(xs, batch, v);
+      const std::span<const TX> xspan(xv);
       const std::vector<double> want = spmv_oracle<T, TX, float>(rows, xv, no_y, 1.0, 0.0);
       for (std::int64_t r = 0; r < a.rows; ++r) {
-        double abs_sum = 0;
-        for (std::int64_t k = rows.row_ptr[r]; k < rows.row_ptr[r + 1]; ++k)
-          abs_sum += std::abs(double(to_float(rows.val[k])) * double(to_float(xv[rows.col[k]])));
         const std::int64_t k_chain = chain > 0 ? chain : macko_chain_length(a.row_ptr[r + 1] - a.row_ptr[r], a.delta_bits, s);
-        const std::int64_t terms = rows.row_ptr[r + 1] - rows.row_ptr[r];
         const auto i = static_cast<std::size_t>(r * batch + v);
         exact[i] = want[static_cast<std::size_t>(r)];
-        bound[i] = y_elem == Elem::f32 ? b.bound<float>(k_chain, abs_sum, std::abs(exact[i]), terms)
-                                       : b.bound<TX>(k_chain, abs_sum, std::abs(exact[i]), terms);
+        bound[i] = y_elem == Elem::f32 ? spmv_row_bound<float>(rows, xspan, r, 1.0, 0.0, k_chain, exact[i]).bound
+                                       : spmv_row_bound<TX>(rows, xspan, r, 1.0, 0.0, k_chain, exact[i]).bound;
       }
     }
     return OracleBound{own(std::move(exact), result_shape(x, a.rows)), own(std::move(bound), result_shape(x, a.rows))};

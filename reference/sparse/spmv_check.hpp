@@ -31,6 +31,23 @@ struct SpmvCheck {
   bool ok() const { return failures == 0; }
 };
 
+// Row r's bound for an output of type TY, and the absolute sums it is made of: products =
+// sum|a x|, abs_sum = |alpha| products + |beta y_old| (beta_y_old: beta * y_old[r], 0 when beta is 0).
+// check_spmv judges by it, and the oracle-and-bound reports (Python's macko_oracle_bound) give it.
+struct SpmvRowBound {
+  double products = 0, abs_sum = 0, bound = 0;
+};
+template <class TY, class T, class TX>
+SpmvRowBound spmv_row_bound(const SparseRows<T>& a, std::span<const TX> x, std::int64_t r, double alpha,
+                            double beta_y_old, std::int64_t chain, double oracle) {
+  SpmvRowBound rb;
+  for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+    rb.products += std::abs(double(to_float(a.val[k])) * double(to_float(x[a.col[k]])));
+  rb.abs_sum = rb.products * std::abs(alpha) + std::abs(beta_y_old);
+  rb.bound = SpmvBound{}.template bound<TY>(chain, rb.abs_sum, std::abs(oracle), a.row_ptr[r + 1] - a.row_ptr[r]);
+  return rb;
+}
+
 template <class T, class TX, class TY, class ChainOfRow>
 SpmvCheck check_spmv(const SparseRows<T>& a, std::span<const TX> x, std::span<const TY> y_old, float alpha, float beta,
                      std::span<const TY> y, ChainOfRow&& chain_of_row) {
@@ -60,14 +77,10 @@ SpmvCheck check_spmv(const SparseRows<T>& a, std::span<const TX> x, std::span<co
         else bad = "expected " + std::string(w > 0 ? "+inf" : "-inf");
       }
     } else {
-      double products = 0;
-      for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-        products += std::abs(double(to_float(a.val[k])) * double(to_float(x[a.col[k]])));
-      double abs_sum = products * std::abs(double(alpha));
-      if (beta != 0.0f) abs_sum += std::abs(double(beta) * double(to_float(y_old[r])));
-      const std::int64_t terms = a.row_ptr[r + 1] - a.row_ptr[r];
       const std::int64_t chain = chain_of_row(r);
-      const double bound = b.template bound<TY>(chain, abs_sum, std::abs(w), terms);
+      const double beta_y_old = beta != 0.0f ? double(beta) * double(to_float(y_old[r])) : 0.0;
+      const SpmvRowBound rb = spmv_row_bound<TY>(a, x, r, double(alpha), beta_y_old, chain, w);
+      const double products = rb.products, abs_sum = rb.abs_sum, bound = rb.bound;
       const double err = std::abs(got - w);
       if (std::isfinite(got)) {
         c.max_error = std::max(c.max_error, err);
