@@ -7,7 +7,7 @@ pkgs=(cmake ninja-build g++ libeigen3-dev libboost-math-dev catch2 librapidcheck
       clang libclang-rt-dev   # libFuzzer for the reader fuzz targets (scripts/fuzz.sh)
       libzip-dev              # .npz checkpoints (zip archives of .npy files)
       python3-numpy           # the numpy round-trip test of the tensor readers and writers
-      pybind11-dev python3-pytest  # the Python package (python/) and its tests
+      pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
       chromium)               # the reports' real-browser test (headless, 1400 px)
 missing=()
 for p in "${pkgs[@]}"; do
