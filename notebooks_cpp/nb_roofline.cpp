@@ -423,7 +423,7 @@ void single_vector_sections(Report& rep, const std::vector<BenchRow>& bench, con
       if (!grp_n[g]) continue;
       Series s, line;
       s.title = fmt::format("MACKO, {} shape{} of {:.0f}-{:.0f}M weights", grp_n[g], grp_n[g] > 1 ? "s" : "",
-                            grp_range[g].first / 1e6, grp_range[g].second / 1e6);
+                            double(grp_range[g].first) / 1e6, double(grp_range[g].second) / 1e6);
       s.style = "errorbars";
       s.extra = fmt::format("lt {} pt {} ps 1.1 lw 1.5", g + 1, 5 + 2 * g);
       line.extra = fmt::format("lt {} lw 1.5", g + 1);
