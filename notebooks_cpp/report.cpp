@@ -108,7 +108,6 @@ std::string gp_quote(const std::string& s) {
   return o + "\"";
 }
 
-// The settings and plot command of one panel; its data files are written into dir as <stem>_<i>.dat.
 // Eight colours a reader tells apart, colour-blind safe (Okabe and Ito's palette, black and grey for
 // the last two): gnuplot's default cycle repeats similar hues.
 constexpr const char* kPalette[kMaxSeries] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
@@ -130,6 +129,7 @@ double log_floor(const Plot& p) {
   return std::isfinite(m) ? m / 2 : 1e-3;
 }
 
+// The settings and plot command of one panel; its data files are written into dir as <stem>_<i>.dat.
 std::string panel_body(const Plot& p, const std::string& stem, const fs::path& dir) {
   int titled = 0;
   for (const auto& s : p.series) titled += !s.title.empty();
@@ -251,21 +251,21 @@ void Report::lead(const std::string& question, const std::string& answer) {
   answer_ = answer;
 }
 void Report::main_figure(const Plot& plot, const std::string& caption) {
-  main_ = {{Block::figure, caption, {}, 0, {}, {}, plot}};
+  main_ = {{Block::figure, caption, {}, {}, {}, plot}};
 }
-void Report::heading(const std::string& t) { blocks_.push_back({Block::heading, t, {}, 0, {}, {}, {}}); }
-void Report::para(const std::string& t) { blocks_.push_back({Block::para, t, {}, 0, {}, {}, {}}); }
-void Report::code(const std::string& t) { blocks_.push_back({Block::code, t, {}, 0, {}, {}, {}}); }
+void Report::heading(const std::string& t) { blocks_.push_back({Block::heading, t, {}, {}, {}, {}}); }
+void Report::para(const std::string& t) { blocks_.push_back({Block::para, t, {}, {}, {}, {}}); }
+void Report::code(const std::string& t) { blocks_.push_back({Block::code, t, {}, {}, {}, {}}); }
 void Report::table(const std::vector<std::string>& h, const std::vector<std::vector<std::string>>& rows,
-                   const std::string& caption, const std::string& csv_name, std::size_t max_rows) {
-  blocks_.push_back({Block::table, caption, csv_name, max_rows, h, rows, {}});
+                   const std::string& caption, const std::string& csv_name) {
+  blocks_.push_back({Block::table, caption, csv_name, h, rows, {}});
 }
 void Report::data(const std::string& csv_name, const std::vector<std::string>& h,
                   const std::vector<std::vector<std::string>>& rows, const std::string& description) {
-  blocks_.push_back({Block::data, description, csv_name, 0, h, rows, {}});
+  blocks_.push_back({Block::data, description, csv_name, h, rows, {}});
 }
 void Report::figure(const Plot& plot, const std::string& caption) {
-  blocks_.push_back({Block::figure, caption, {}, 0, {}, {}, plot});
+  blocks_.push_back({Block::figure, caption, {}, {}, {}, plot});
 }
 
 std::string Report::write(const std::string& dir_str) {
@@ -316,9 +316,6 @@ std::string Report::write(const std::string& dir_str) {
           md << "*" << b.text << " (" << b.rows.size() << " rows: [" << csv << "](" << csv << "))*\n\n";
           break;
         }
-        const bool cut = b.max_rows > 0 && b.rows.size() > b.max_rows;
-        const std::size_t shown = cut ? b.max_rows : b.rows.size();
-        const std::string more = cut ? fmt::format("{} of {} rows shown; ", shown, b.rows.size()) : std::string();
         html << "<div class=\"tw\"><table>\n<tr>";
         for (const auto& h : b.header) html << "<th>" << html_escape(h) << "</th>";
         html << "</tr>\n";
@@ -327,8 +324,7 @@ std::string Report::write(const std::string& dir_str) {
         md << "\n|";
         for (std::size_t i = 0; i < b.header.size(); ++i) md << (i == 0 ? " :--- |" : " ---: |");
         md << "\n";
-        for (std::size_t ri = 0; ri < shown; ++ri) {
-          const auto& r = b.rows[ri];
+        for (const auto& r : b.rows) {
           html << "<tr>";
           md << "|";
           for (const auto& c : r) {
@@ -339,10 +335,10 @@ std::string Report::write(const std::string& dir_str) {
           html << "</tr>\n";
           md << "\n";
         }
-        html << "<caption>" << inline_html(b.text) << (b.text.empty() ? "" : " ") << "(" << html_escape(more)
-             << "<a href=\"" << html_escape(csv) << "\">all rows as CSV</a>)</caption>\n";
+        html << "<caption>" << inline_html(b.text) << (b.text.empty() ? "" : " ") << "(<a href=\"" << html_escape(csv)
+             << "\">as CSV</a>)</caption>\n";
         html << "</table></div>\n";
-        md << "\n*" << b.text << (b.text.empty() ? "" : " ") << "(" << more << "[all rows as CSV](" << csv << "))*\n";
+        md << "\n*" << b.text << (b.text.empty() ? "" : " ") << "([as CSV](" << csv << "))*\n";
         md << "\n";
         break;
       }

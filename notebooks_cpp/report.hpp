@@ -47,11 +47,10 @@ class Report {
   void main_figure(const Plot& plot, const std::string& caption);
   void heading(const std::string& text);
   void para(const std::string& text);  // plain text; *emphasis* and `code` are left as typed
-  // Every table is also written whole to <slug>/<csv_name>.csv (default: table_<n>) and linked.
-  // With max_rows > 0 and more rows than that, the page shows the first max_rows only and says so:
-  // the notebook orders the rows so that those are the ones a reader needs.
+  // Every table is also written to <slug>/<csv_name>.csv (default: table_<n>) and linked; a large
+  // one is shown as a summary, its rows kept by data() below.
   void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-             const std::string& caption = "", const std::string& csv_name = "", std::size_t max_rows = 0);
+             const std::string& caption = "", const std::string& csv_name = "");
   // A table kept as <slug>/<csv_name>.csv only, linked from a line that describes it: the full
   // data behind a summary table shown on the page.
   void data(const std::string& csv_name, const std::vector<std::string>& header,
@@ -67,7 +66,6 @@ class Report {
     enum Kind { heading, para, table, data, figure, code } kind;
     std::string text;
     std::string csv;
-    std::size_t max_rows = 0;
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
     Plot plot;
