@@ -12,6 +12,7 @@
 
 #include "notebooks_cpp/nb_common.hpp"
 #include "reference/common/error.hpp"
+#include "ws_git_commit.h"
 
 namespace warpsparse::notebooks {
 
@@ -25,18 +26,10 @@ std::string escape(const std::string& s) {
   return o;
 }
 
-// The commit the reports were built from: git's answer for the source tree, "-dirty" when it has
-// changes; said plainly when the reports are built outside a checkout.
+// The commit the report program was built from (ws_git_commit.h, as every program reports it).
 std::string source_commit() {
-  const std::string cmd = "git -C \"" WS_SOURCE_DIR "\" describe --always --dirty --abbrev=12 2>/dev/null";
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[128];
-    while (fgets(buf, sizeof buf, f)) out += buf;
-    pclose(f);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown (not built from a git checkout)" : out;
+  const std::string c = WS_GIT_COMMIT_BUILD;
+  return c.empty() ? "unknown (not built from a git checkout)" : c;
 }
 
 // One line per GPU folder of the results: its programs' files and the newest run's date, taken from
