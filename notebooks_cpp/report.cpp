@@ -130,7 +130,9 @@ double log_floor(const Plot& p) {
 }
 
 // The settings and plot command of one panel; its data files are written into dir as <stem>_<i>.dat.
-std::string panel_body(const Plot& p, const std::string& stem, const fs::path& dir) {
+// The titles of the series with zeros on a log axis are appended to `zeros_of` (for the caption: a
+// series of zeros only draws no line of its own, and a key entry naming them all would not fit).
+std::string panel_body(const Plot& p, const std::string& stem, const fs::path& dir, std::string& zeros_of) {
   int titled = 0;
   for (const auto& s : p.series) titled += !s.title.empty();
   require(titled <= kMaxSeries, fmt::format("figure '{}' has {} series in its key; a reader tells apart at most {}: split it",
@@ -141,6 +143,7 @@ std::string panel_body(const Plot& p, const std::string& stem, const fs::path& d
   std::ostringstream plots;
   std::ofstream zeros;
   const std::string zero_data = stem + "_zero.dat";
+
   for (std::size_t i = 0; i < p.series.size(); ++i) {
     const Series& s = p.series[i];
     const std::string data = fmt::format("{}_{}.dat", stem, i);
@@ -151,6 +154,8 @@ std::string panel_body(const Plot& p, const std::string& stem, const fs::path& d
       if (p.logy && s.y[j] <= 0) {
         if (!zeros.is_open()) zeros.open(dir / zero_data);
         zeros << fmt::format("{:.10g} {:.10g}\n", s.x[j], floor);
+        const std::string who = s.title + (p.title.empty() ? "" : " (" + p.title + ")");
+        if (!s.title.empty() && zeros_of.find(who) == std::string::npos) zeros_of += (zeros_of.empty() ? "" : ", ") + who;
         continue;
       }
       f << fmt::format("{:.10g} {:.10g}", s.x[j], s.y[j]);
@@ -165,7 +170,7 @@ std::string panel_body(const Plot& p, const std::string& stem, const fs::path& d
   }
   if (zeros.is_open())
     plots << ", \\\n     " << gp_quote(zero_data)
-          << " using 1:2 with points pt 10 ps 1.6 lc rgb '#444444' title 'zero (drawn at the axis floor)'";
+          << " using 1:2 with points pt 10 ps 1.6 lc rgb '#444444' title 'zero (at the axis floor)'";
   std::ostringstream body;
   for (int i = 0; i < kMaxSeries; ++i)
     body << fmt::format("set linetype {} lc rgb '{}' lw 2 pt {}\n", i + 1, kPalette[i], 5 + 2 * (i % 4));
@@ -187,11 +192,11 @@ std::string panel_body(const Plot& p, const std::string& stem, const fs::path& d
 
 // Writes the data and script of a plot into dir and runs gnuplot for both terminals.
 // Returns false (and leaves the script for inspection) when gnuplot is missing or fails.
-bool render(const Plot& p, const fs::path& dir) {
+bool render(const Plot& p, const fs::path& dir, std::string& zeros_of) {
   fs::create_directories(dir);
   std::string body;
   if (p.panels.empty()) {
-    body = panel_body(p, p.name, dir);
+    body = panel_body(p, p.name, dir, zeros_of);
   } else {
     std::string layout = p.layout;
     if (layout.empty()) {
@@ -202,7 +207,7 @@ bool render(const Plot& p, const fs::path& dir) {
     body = "set multiplot layout " + layout + " title " + gp_quote(p.title) + "\n";
     for (std::size_t i = 0; i < p.panels.size(); ++i) {
       // reset keeps the terminal and output; each panel starts from gnuplot's defaults.
-      body += "reset\n" + panel_body(p.panels[i], fmt::format("{}_p{}", p.name, i), dir);
+      body += "reset\n" + panel_body(p.panels[i], fmt::format("{}_p{}", p.name, i), dir, zeros_of);
     }
     body += "unset multiplot\n";
   }
@@ -344,7 +349,10 @@ std::string Report::write(const std::string& dir_str) {
       }
       case Block::figure: {
         ++fig_no;
-        const bool ok = render(b.plot, fig_dir);
+        std::string zeros_of;
+        const bool ok = render(b.plot, fig_dir, zeros_of);
+        const std::string caption =
+            b.text + (zeros_of.empty() ? "" : " Zero values, drawn at the log axis's floor (open triangles): " + zeros_of + ".");
         const std::string png = slug_ + "/" + b.plot.name + ".png", svg = slug_ + "/" + b.plot.name + ".svg";
         html << "<figure>";
         if (ok) {
@@ -357,11 +365,11 @@ std::string Report::write(const std::string& dir_str) {
           md << "**Figure not drawn**: gnuplot is missing or failed (script `" << slug_ << "/" << b.plot.name
              << ".gp`).\n\n";
         }
-        html << "<figcaption>Figure " << fig_no << ". " << inline_html(b.text);
+        html << "<figcaption>Figure " << fig_no << ". " << inline_html(caption);
         if (ok) html << " (<a href=\"" << html_escape(svg) << "\">SVG</a>, data and gnuplot script in <code>"
                      << html_escape(slug_) << "/</code>)";
         html << "</figcaption></figure>\n";
-        md << "*Figure " << fig_no << ". " << b.text << "* ([SVG](" << svg << "))\n\n";
+        md << "*Figure " << fig_no << ". " << caption << "* ([SVG](" << svg << "))\n\n";
         break;
       }
     }

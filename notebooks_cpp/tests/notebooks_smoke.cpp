@@ -312,7 +312,8 @@ TEST_CASE("a report refuses an unreadable figure and keeps every table and zero"
   r.figure(p, "a zero");
   r.table({"a", "b"}, {{"1", "x,y"}, {"2", "z"}, {"3", "w"}}, "three rows", "rows");
   const std::string h = slurp(r.write(root.string()));
-  CHECK(has(slurp(root / "kept" / "many.gp"), "zero (drawn at the axis floor)"));
+  CHECK(has(slurp(root / "kept" / "many.gp"), "zero (at the axis floor)"));
+  CHECK(has(h, "Zero values, drawn at the log axis's floor (open triangles): s0."));
   CHECK(has(slurp(root / "kept" / "many_zero.dat"), "1 0.5"));  // half the smallest positive value
   CHECK(slurp(root / "kept" / "rows.csv") == "a,b\n1,\"x,y\"\n2,z\n3,w\n");
   CHECK(has(h, "<td>w</td>"));
