@@ -105,6 +105,7 @@ std::string storage_table(const Options& o) {
   fig.xlabel = "density d";
   fig.ylabel = "effective density";
   fig.xrange = "[0:1.05]";
+  fig.yrange = "[0:3.8]";  // headroom for the key above the CSR32 line
   fig.key = "top left";
   const struct {
     Format f;
@@ -125,7 +126,7 @@ std::string storage_table(const Options& o) {
       line.y.push_back(format_effd(c.f, d, printed));
     }
     // One key entry for all crosses: each takes its format's colour.
-    blog.title = fig.series.empty() ? "the blog's printed values (crosses, in the format's colour)" : "";
+    blog.title = &c == &cols_[std::size(cols_) - 1] ? "the blog's printed values (crosses, in the format's colour)" : "";
     blog.style = "points";
     blog.extra = fmt::format("pt 2 ps 1.4 lw 2 lc rgb '{}'", c.color);
     for (const auto& b : kBlogStorageTable) {
