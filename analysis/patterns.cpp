@@ -4,7 +4,9 @@
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <numeric>
 #include <tuple>
 
 namespace warpsparse::analysis {
@@ -17,6 +19,9 @@ constexpr Name kNames[] = {
     {Pattern::nm_2_4, "2:4"},                {Pattern::nm_4_8, "4:8"},
     {Pattern::magnitude_row, "magnitude_row"}, {Pattern::magnitude_matrix, "magnitude_matrix"},
     {Pattern::magnitude_heavy, "magnitude_heavy"},
+    {Pattern::row_blocked, "row_blocked"},   {Pattern::row_blocked_permuted, "row_blocked_permuted"},
+    {Pattern::column_clustered, "column_clustered"}, {Pattern::shifted_copies, "shifted_copies"},
+    {Pattern::zero_overlap, "zero_overlap"},
 };
 
 // Independent stream per (seed, row): SplitMix64 of both, so rows can be generated in any order.
@@ -26,6 +31,21 @@ std::mt19937_64 row_rng(std::uint64_t seed, std::int64_t row) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return std::mt19937_64(z ^ (z >> 31));
 }
+
+// A stream per (seed, tag, index) for draws that several rows share (a group's mask, a window's
+// permutation, a column table): row_rng's mixing with other constants and the tag folded into the
+// seed, so these streams stay apart from the rows' and from each other.
+std::mt19937_64 shared_rng(std::uint64_t seed, std::uint64_t tag, std::int64_t index) {
+  std::uint64_t z = (seed ^ tag) * 0xD1B54A32D192ED03ull + static_cast<std::uint64_t>(index) + 0x8CB92BA72F3D8DD7ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return std::mt19937_64(z ^ (z >> 31));
+}
+constexpr std::uint64_t kGroupMaskTag = 0x3C6EF372FE94F82Bull;   // row_blocked: group k's mask
+constexpr std::uint64_t kWindowPermTag = 0xA54FF53A5F1D36F1ull;  // row_blocked_permuted: window w's rows
+constexpr std::uint64_t kHotTag = 0x510E527FADE682D1ull;         // column_clustered: hot columns
+constexpr std::uint64_t kBaseMaskTag = 0x9B05688C2B3E6C1Full;    // shifted_copies: the base mask
+constexpr std::uint64_t kOwnerTag = 0x1F83D9ABFB41BD6Bull;       // zero_overlap: group k's owners
 
 // Columns kept by one Bernoulli draw each, in column order. The index is written unconditionally
 // and the count advanced by the draw: the same draws as an `if (b(rng)) push_back(c)` loop, without
@@ -95,19 +115,21 @@ double matrix_threshold(const std::vector<double>& log_t, double d, double sigma
   return 0.5 * (r.first + r.second);
 }
 
-const ColumnScales& column_scales(std::uint64_t seed, std::int64_t cols, double sigma, bool matrix, double d) {
+// Held by shared_ptr: clearing the cache (below) must not free a table another thread is reading.
+std::shared_ptr<const ColumnScales> column_scales(std::uint64_t seed, std::int64_t cols, double sigma, bool matrix,
+                                                  double d) {
   static std::mutex mu;
-  static std::map<std::tuple<std::uint64_t, std::int64_t, double, bool, double>, ColumnScales> cache;
+  static std::map<std::tuple<std::uint64_t, std::int64_t, double, bool, double>, std::shared_ptr<const ColumnScales>> cache;
   const auto key = std::make_tuple(seed, cols, sigma, matrix, matrix ? d : 0.0);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  ColumnScales cs;
+  auto cs = std::make_shared<ColumnScales>();
   auto rng = row_rng(seed ^ 0x5DEECE66Dull, -1);  // a stream no row uses
   std::normal_distribution<double> n(0.0, 1.0);
-  cs.log_t.resize(static_cast<std::size_t>(cols));
-  for (auto& l : cs.log_t) l = sigma * n(rng);
-  if (matrix && cols > 0 && d > 0.0 && d < 1.0) cs.threshold_log = matrix_threshold(cs.log_t, d, sigma);
+  cs->log_t.resize(static_cast<std::size_t>(cols));
+  for (auto& l : cs->log_t) l = sigma * n(rng);
+  if (matrix && cols > 0 && d > 0.0 && d < 1.0) cs->threshold_log = matrix_threshold(cs->log_t, d, sigma);
   if (cache.size() > 256) cache.clear();  // studies sweep a few dozen keys; keep memory bounded
   return cache.emplace(key, std::move(cs)).first->second;
 }
@@ -117,7 +139,8 @@ std::vector<std::int32_t> magnitude_row_indices(const PatternSpec& spec, std::in
   const double d = spec.density;
   const double sigma = spec.param > 0 ? spec.param : kDefaultScaleSigma;
   const bool matrix = spec.kind == Pattern::magnitude_matrix;
-  const ColumnScales& cs = column_scales(seed, cols, sigma, matrix, d);
+  const auto cs_ptr = column_scales(seed, cols, sigma, matrix, d);
+  const ColumnScales& cs = *cs_ptr;
   std::vector<double> score(static_cast<std::size_t>(cols));
   std::normal_distribution<double> n(0.0, 1.0);
   std::student_t_distribution<double> t3(3.0);
@@ -147,6 +170,147 @@ std::vector<std::int32_t> magnitude_row_indices(const PatternSpec& spec, std::in
   idx.resize(static_cast<std::size_t>(k));
   std::sort(idx.begin(), idx.end());
   return idx;
+}
+
+// ----- Structured families -------------------------------------------------------------------
+// Per-(seed, cols) tables, built once and shared by all rows as column_scales does, so that a
+// matrix costs O(cols) once more, not per row. Held by shared_ptr: trimming the cache cannot free a
+// table that a caller on another thread still reads.
+struct HotColumns {
+  std::vector<std::uint8_t> hot;  // column_clustered: 1 where the column is hot
+  std::int64_t n_hot = 0;
+};
+struct BaseMask {
+  std::vector<std::int32_t> cols;  // shifted_copies: the mask every row rotates
+};
+
+template <class Table, class Make>
+std::shared_ptr<const Table> cached_table(std::uint64_t seed, std::int64_t cols, double param, Make make) {
+  static std::mutex mu;
+  static std::map<std::tuple<std::uint64_t, std::int64_t, double>, std::shared_ptr<const Table>> cache;
+  const auto key = std::make_tuple(seed, cols, param);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::shared_ptr<const Table> t = std::make_shared<Table>(make());
+  if (cache.size() > 256) cache.clear();  // studies sweep a few dozen keys; keep memory bounded
+  cache.emplace(key, t);
+  return t;
+}
+
+std::shared_ptr<const HotColumns> hot_columns(std::uint64_t seed, std::int64_t cols, double h) {
+  return cached_table<HotColumns>(seed, cols, h, [&] {
+    // One draw per column in column order: column c's state does not depend on cols.
+    HotColumns t;
+    auto rng = shared_rng(seed, kHotTag, 0);
+    std::bernoulli_distribution b(h);
+    t.hot.resize(static_cast<std::size_t>(cols));
+    for (auto& x : t.hot) {
+      x = b(rng) ? 1 : 0;
+      t.n_hot += x;
+    }
+    return t;
+  });
+}
+
+std::shared_ptr<const BaseMask> base_mask(std::uint64_t seed, std::int64_t cols, double d) {
+  return cached_table<BaseMask>(seed, cols, d, [&] {
+    auto rng = shared_rng(seed, kBaseMaskTag, 0);
+    return BaseMask{bernoulli_columns(d, cols, rng)};
+  });
+}
+
+std::int64_t row_group_size(const PatternSpec& spec) {
+  const double g = spec.param > 0 ? spec.param : 8.0;
+  require(g >= 1 && g <= double(1 << 20) && g == std::floor(g), "row_blocked: the group size must be a whole number in [1, 2^20]");
+  return static_cast<std::int64_t>(g);
+}
+
+// row_blocked(_permuted): the row's place in the grouped order, whose g-blocks are the groups.
+// Unpermuted, that is the row itself; permuted, a random permutation of its window of 8·g rows
+// (8 groups) sends it elsewhere in the window. Drawn per (seed, window), so each row is pure; the
+// permutation costs O(g) per row, small next to the row's O(cols) draws.
+std::int64_t row_blocked_slot(const PatternSpec& spec, std::uint64_t seed, std::int64_t row) {
+  if (spec.kind != Pattern::row_blocked_permuted) return row;
+  const std::int64_t w = 8 * row_group_size(spec), window = row / w;
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(w));
+  std::iota(perm.begin(), perm.end(), window * w);
+  auto rng = shared_rng(seed, kWindowPermTag, window);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return perm[static_cast<std::size_t>(row - window * w)];
+}
+
+std::vector<std::int32_t> column_clustered_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
+                                               std::mt19937_64& rng) {
+  const double d = spec.density;
+  const double h = spec.param > 0 ? spec.param : 0.1;
+  require(h <= 1.0, "column_clustered: the hot share must lie in (0, 1]");
+  std::vector<std::int32_t> out(static_cast<std::size_t>(cols));
+  if (d >= 1.0) {
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  const auto t = hot_columns(seed, cols, h);
+  // The realized hot fraction, not h: then the expected density given the columns is exactly d,
+  // as magnitude_matrix's threshold is set from the realized column scales, and a mean over rows
+  // converges to d rather than to d plus this seed's hot-fraction error times (p_hot − p_cold).
+  const double hh = cols > 0 ? double(t->n_hot) / double(cols) : 0.0;
+  double p_hot = std::min(1.0, 3.0 * d);
+  if (hh * p_hot > d) p_hot = d / hh;
+  const double p_cold = hh < 1.0 ? std::clamp((d - hh * p_hot) / (1.0 - hh), 0.0, 1.0) : 0.0;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::size_t n = 0;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const double p = t->hot[static_cast<std::size_t>(c)] ? p_hot : p_cold;
+    const bool keep = u(rng) < p || p >= 1.0;  // one draw per column whatever p is
+    out[n] = static_cast<std::int32_t>(c);
+    n += keep ? 1 : 0;
+  }
+  out.resize(n);
+  return out;
+}
+
+std::vector<std::int32_t> shifted_copies_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
+                                             std::mt19937_64& rng) {
+  const auto base = base_mask(seed, cols, spec.density);
+  if (cols < 2) return base->cols;  // no shift in [1, cols)
+  const std::int64_t s = std::uniform_int_distribution<std::int64_t>(1, cols - 1)(rng);
+  // Columns at or past cols − s wrap to the front; both halves stay sorted.
+  const auto& b = base->cols;
+  const auto split = std::lower_bound(b.begin(), b.end(), static_cast<std::int32_t>(cols - s));
+  std::vector<std::int32_t> out;
+  out.reserve(b.size());
+  for (auto it = split; it != b.end(); ++it) out.push_back(static_cast<std::int32_t>(*it + s - cols));
+  for (auto it = b.begin(); it != split; ++it) out.push_back(static_cast<std::int32_t>(*it + s));
+  return out;
+}
+
+std::vector<std::int32_t> zero_overlap_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
+                                           std::int64_t row) {
+  const double d = spec.density;
+  std::vector<std::int32_t> out(static_cast<std::size_t>(d > 0.0 ? cols : 0));
+  if (d <= 0.0) return out;
+  // floor(1/d), nudged up so that a density written as 1/k in decimal gives k; capped so that the
+  // conversion stays defined for tiny d (such groups leave every row all but empty anyway).
+  const double inv = std::floor(1.0 / d + 1e-9);
+  const std::int64_t k = inv >= 0x1p40 ? std::int64_t{1} << 40 : std::max<std::int64_t>(1, static_cast<std::int64_t>(inv));
+  if (k == 1) {
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  // The group's owner of each column, the c-th draw of the group's stream: every row of the group
+  // replays the same draws, so the rows partition the columns.
+  auto rng = shared_rng(seed, kOwnerTag, row / k);
+  std::uniform_int_distribution<std::int64_t> owner(0, k - 1);
+  const std::int64_t me = row % k;
+  std::size_t n = 0;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const bool keep = owner(rng) == me;
+    out[n] = static_cast<std::int32_t>(c);
+    n += keep ? 1 : 0;
+  }
+  out.resize(n);
+  return out;
 }
 }  // namespace
 
@@ -248,6 +412,17 @@ std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols
     case Pattern::magnitude_heavy:
     case Pattern::magnitude_matrix:
       return magnitude_row_indices(spec, cols, seed, rng);
+    case Pattern::row_blocked:
+    case Pattern::row_blocked_permuted: {
+      auto grng = shared_rng(seed, kGroupMaskTag, row_blocked_slot(spec, seed, row) / row_group_size(spec));
+      return bernoulli_columns(spec.density, cols, grng);
+    }
+    case Pattern::column_clustered:
+      return column_clustered_row(spec, cols, seed, rng);
+    case Pattern::shifted_copies:
+      return shifted_copies_row(spec, cols, seed, rng);
+    case Pattern::zero_overlap:
+      return zero_overlap_row(spec, cols, seed, row);
   }
   throw Error("unhandled pattern");
 }

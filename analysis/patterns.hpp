@@ -25,6 +25,31 @@ enum class Pattern {
   magnitude_row,     // Gaussian weights, keep the top d fraction per row by magnitude
   magnitude_matrix,  // Gaussian weights, keep |w| above the matrix-wide threshold whose expected kept fraction is d
   magnitude_heavy,   // Student-t (nu = 3) weights, top d fraction per row
+  // Structured families, for encoders that group rows by shared columns. Values stay independent
+  // per row, and each row is still a pure function of (spec, cols, seed, row).
+  //  * row_blocked: rows g·k .. g·k + g − 1 share one Bernoulli(d) column mask drawn from group k's
+  //    own stream; param = g (default 8). The last group is short when g does not divide the rows.
+  //  * row_blocked_permuted: the same groups and masks, but rows are dealt to the groups by a
+  //    random permutation of each aligned window of 8·g rows (8 groups), drawn from (seed, window).
+  //    pattern_row does not know the row count, so the permutation cannot span all rows; windows
+  //    keep rows pure and still scatter each group's members, and every group is complete when 8·g
+  //    divides the rows.
+  //  * column_clustered: column c is hot with probability h = param (default 0.1, at most 1), the
+  //    c-th draw of a per-seed stream (so independent of cols). Entries are nonzero with p_hot = min(1, 3d) in hot columns and with
+  //    p_cold in cold ones, p_cold set from the realized hot fraction ĥ so that a row's expected
+  //    density given the columns is exactly d: p_cold = (d − ĥ·p_hot) / (1 − ĥ). Where ĥ·p_hot
+  //    would exceed d (only when ĥ > 1/3), p_hot drops to d / ĥ and cold columns stay empty.
+  //  * shifted_copies: one Bernoulli(d) mask per (seed, cols); row r is that mask rotated by a shift
+  //    s uniform in [1, cols), c → (c + s) mod cols. Every row has the mask's count; any overlap
+  //    between rows is chance.
+  //  * zero_overlap: rows in groups of k = max(1, floor(1/d)); each column goes to exactly one
+  //    uniformly drawn row of each group, so a group's rows are disjoint and cover every column. A
+  //    row's density is about 1/k, not d (1/3 at d = 0.3); d = 0 gives empty rows.
+  row_blocked,
+  row_blocked_permuted,
+  column_clustered,
+  shifted_copies,
+  zero_overlap,
 };
 
 struct PatternSpec {
