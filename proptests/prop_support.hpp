@@ -8,6 +8,7 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "reference/io/matrix_market.hpp"
+#include "reference/sparse/sparse_rows.hpp"
 
 namespace warpsparse::proptest {
 
@@ -24,6 +26,14 @@ std::uint64_t rc_seed();          // the run's rapidcheck seed
 std::string& current_property();  // name of the property being checked (for failure dumps)
 
 int scaled(int cases);
+
+// Two matrices equal bit for bit: shape, pattern and the stored bits of every value (so -0, NaN
+// payloads and subnormals count). What every round-trip property compares.
+template <class T>
+bool same_bits(const SparseRows<T>& a, const SparseRows<T>& b) {
+  return a.rows == b.rows && a.cols == b.cols && a.row_ptr == b.row_ptr && a.col == b.col &&
+         a.val.size() == b.val.size() && (a.val.empty() || std::memcmp(a.val.data(), b.val.data(), a.val.size() * sizeof(T)) == 0);
+}
 
 class FailureDump {
  public:

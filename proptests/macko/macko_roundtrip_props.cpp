@@ -15,12 +15,6 @@ using namespace warpsparse::proptest;
 
 namespace {
 
-template <class T>
-bool same_bits(const SparseRows<T>& a, const SparseRows<T>& b) {
-  return a.rows == b.rows && a.cols == b.cols && a.row_ptr == b.row_ptr && a.col == b.col &&
-         a.val.size() == b.val.size() && (a.val.empty() || std::memcmp(a.val.data(), b.val.data(), a.val.size() * sizeof(T)) == 0);
-}
-
 MackoParams gen_params() {
   MackoParams p;
   p.delta_bits = *rc::gen::element(1, 2, 4, 8).as("delta bits");

@@ -1,0 +1,140 @@
+// EC-SpMV kernels (device code). Their warp model is reference/ec/ec_spmv_model.hpp: same loads
+// and fp32 roundings in the same order, so the outputs agree bit for bit. Layout rules come from
+// reference/ec/ec_layout.hpp; the explicit __fmaf_rn / __fadd_rn / __fmul_rn keep nvcc from
+// contracting or reassociating anything the model does not do.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "kernels/common/device_types.cuh"
+#include "kernels/common/ptx_loads.cuh"
+#include "kernels/ec/ec_spmv.hpp"
+
+namespace warpsparse::gpu::ec_detail {
+
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+// kB bytes from global memory read once (no L1 allocation), as raw bits.
+template <int kB>
+__device__ __forceinline__ void load_stream(void* dst, const void* src) {
+  if constexpr (kB == 16) {
+    const uint4 r = ld_stream16(src);
+    __builtin_memcpy(dst, &r, 16);
+  } else if constexpr (kB == 8) {
+    const std::uint64_t r = ld_stream8(src);
+    __builtin_memcpy(dst, &r, 8);
+  } else if constexpr (kB == 4) {
+    const std::uint32_t r = ld_stream4(src);
+    __builtin_memcpy(dst, &r, 4);
+  } else {
+    static_assert(kB == 2, "a lane's value vector is 2, 4, 8 or 16 bytes");
+    const auto r = static_cast<std::uint16_t>(ld_stream2(src));
+    __builtin_memcpy(dst, &r, 2);
+  }
+}
+
+// One piece on one warp: steps [step_begin, step_end) of a G-row set at V slots per lane-step and
+// DB-bit deltas, whose arrays start at vals / dels; col is the lane's running column before the
+// piece. Lane 0 stores the G warp sums to out[0..G).
+template <int G, int V, int DB, class T>
+__device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::uint8_t* __restrict__ dels,
+                                         const T* __restrict__ x, std::uint32_t step_begin, std::uint32_t step_end,
+                                         std::uint32_t col, int lane, float* __restrict__ out) {
+  constexpr int kVals = V * G;                      // values per lane and step
+  constexpr int kValBytes = kVals * static_cast<int>(sizeof(T));
+  constexpr int kChunk = kValBytes < 16 ? kValBytes : 16;  // bytes per vector load
+  constexpr int kDeltaBits = V * DB;                // delta bits per lane and step
+  constexpr int kStepDeltaBytes = 32 * kDeltaBits / 8;
+  constexpr unsigned kMask = (1u << DB) - 1;
+  using W = std::conditional_t<(kDeltaBits > 32), std::uint64_t, std::uint32_t>;
+  static_assert(kValBytes % kChunk == 0);
+  // Slot position p0 = (step · 32 + lane) · V: values at p0 · G, deltas at byte p0 · DB / 8.
+  vals += (std::uint64_t{step_begin} * 32 + static_cast<unsigned>(lane)) * kVals;
+  dels += std::uint64_t{step_begin} * kStepDeltaBytes + ((static_cast<unsigned>(lane) * kDeltaBits) >> 3);
+
+  float acc[G];
+#pragma unroll
+  for (int k = 0; k < G; ++k) acc[k] = 0.0f;
+  // At 4 bits per lane and step, lanes 2i and 2i + 1 share a byte and take the nibble of their parity.
+  const int shift = kDeltaBits == 4 ? (lane & 1) * 4 : 0;
+  for (std::uint32_t s = step_begin; s < step_end; ++s) {
+    W dw;
+    if constexpr (kDeltaBits <= 8) dw = static_cast<W>(ld_stream1(dels)) >> shift;
+    else if constexpr (kDeltaBits == 16) dw = static_cast<W>(ld_stream2(dels));
+    else if constexpr (kDeltaBits == 32) dw = ld_stream4(dels);
+    else dw = ld_stream8(dels);
+    T v[kVals];
+#pragma unroll
+    for (int c = 0; c < kValBytes / kChunk; ++c)
+      load_stream<kChunk>(reinterpret_cast<char*>(v) + c * kChunk, reinterpret_cast<const char*>(vals) + c * kChunk);
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      col += static_cast<std::uint32_t>(dw >> (i * DB)) & kMask;
+      const float xf = to_f32(__ldg(x + col));
+#pragma unroll
+      for (int k = 0; k < G; ++k) acc[k] = __fmaf_rn(to_f32(v[i * G + k]), xf, acc[k]);
+    }
+    vals += 32 * kVals;
+    dels += kStepDeltaBytes;
+  }
+#pragma unroll
+  for (int k = 0; k < G; ++k)
+#pragma unroll
+    for (int off = 16; off >= 1; off >>= 1) acc[k] = __fadd_rn(acc[k], __shfl_xor_sync(kFullMask, acc[k], off));
+  if (lane == 0) {
+#pragma unroll
+    for (int k = 0; k < G; ++k) out[k] = acc[k];
+  }
+}
+
+// The warp-uniform dispatch on the piece's set: one ec_piece instantiation per entry of kEcVariants.
+template <class T, std::size_t... I>
+__device__ __forceinline__ void run_piece(int variant, const T* values, const std::uint8_t* deltas, const T* x,
+                                          std::uint32_t step_begin, std::uint32_t step_end, std::uint32_t col,
+                                          int lane, float* out, std::index_sequence<I...>) {
+  (void)((variant == static_cast<int>(I) &&
+          (ec_piece<kEcVariants[I].group, kEcVariants[I].vec, kEcVariants[I].delta_bits>(values, deltas, x, step_begin,
+                                                                                        step_end, col, lane, out),
+           true)) ||
+         ...);
+}
+
+// Kernel 1: warps stride over the pieces. T: __half or __nv_bfloat16 (values and x). The set table is
+// __grid_constant__: indexed by a runtime set, a plain by-value parameter is copied to local memory.
+template <class T>
+__global__ void __launch_bounds__(256)
+    ec_pieces_kernel(const __grid_constant__ EcDeviceSets sets, const uint4* __restrict__ pieces, std::int64_t n_pieces,
+                     const std::uint32_t* __restrict__ lane_start, const T* __restrict__ values,
+                     const std::uint8_t* __restrict__ deltas, const T* __restrict__ x, float* __restrict__ partials) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x >> 5);
+  for (std::int64_t w = std::int64_t{blockIdx.x} * (blockDim.x >> 5) + (threadIdx.x >> 5); w < n_pieces; w += warps) {
+    const uint4 pc = __ldg(pieces + w);  // {step_begin, step_end, partial, set}: the same 16 bytes on every lane
+    const std::uint32_t col = __ldg(lane_start + w * 32 + lane);
+    run_piece<T>(sets.variant[pc.w], values + sets.value_offset[pc.w], deltas + sets.delta_offset[pc.w], x, pc.x, pc.y,
+                 col, lane, partials + pc.z, std::make_index_sequence<kEcVariants.size()>{});
+  }
+}
+
+// Kernel 2: one thread per row adds the row's partials in plan order, then the epilogue as MACKO's:
+// __fmul_rn(alpha, s), __fmaf_rn(beta, y, .) when beta != 0 (y not read otherwise), one rounding.
+template <class TY>
+__global__ void __launch_bounds__(256)
+    ec_rows_kernel(const std::uint32_t* __restrict__ row_part_ptr, const std::uint32_t* __restrict__ row_parts,
+                   const float* __restrict__ partials, TY* __restrict__ y, std::int64_t rows, float alpha, float beta) {
+  const std::int64_t threads = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t r = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; r < rows; r += threads) {
+    const std::uint32_t b = row_part_ptr[r], e = row_part_ptr[r + 1];
+    float s = 0.0f;
+    for (std::uint32_t i = b; i < e; ++i) s = __fadd_rn(s, partials[row_parts[i]]);
+    float out = __fmul_rn(alpha, s);
+    if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[r]), out);
+    y[r] = from_f32<TY>(out);
+  }
+}
+
+}  // namespace warpsparse::gpu::ec_detail
