@@ -70,19 +70,21 @@ Input open_input(const std::string& path) {
 }
 
 InputFormat sniff_format(Input& in) {
-  // A MACKO file starts with its 8-byte magic; a MatrixMarket file with its banner, after any
+  // A MACKO or EC file starts with its 8-byte magic; a MatrixMarket file with its banner, after any
   // blank space.
   std::string prefix;
   char c = 0;
   while (prefix.size() < 64 && in.stream->get(c)) {
     prefix += c;
-    if (prefix.size() >= 8 && std::memcmp(prefix.data(), "WSMACKO", 8) == 0) break;
+    if (prefix.size() >= 8 && (std::memcmp(prefix.data(), "WSMACKO", 8) == 0 || std::memcmp(prefix.data(), "WSECCSR", 8) == 0))
+      break;
     const auto first = prefix.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && prefix.size() - first >= 14) break;
   }
   if (in.stream->bad()) throw Error(in.name + ": read error");
   in.stream = std::make_unique<OwningStream>(std::make_unique<PrefixBuf>(prefix, std::move(in.stream)));
   if (prefix.size() >= 8 && std::memcmp(prefix.data(), "WSMACKO", 8) == 0) return InputFormat::macko;
+  if (prefix.size() >= 8 && std::memcmp(prefix.data(), "WSECCSR", 8) == 0) return InputFormat::ec;
   const auto first = prefix.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && prefix.size() - first >= 14) {
     std::string banner = prefix.substr(first, 14);

@@ -24,7 +24,7 @@ struct Input {
 Input open_input(const std::string& path);
 
 // The formats this project reads.
-enum class InputFormat { macko, matrix_market, unknown };
+enum class InputFormat { macko, ec, matrix_market, unknown };
 
 // Reads the first bytes of in.stream, says which format they start, and replaces the stream with one
 // that yields those bytes again followed by the rest, so the parser sees the whole input.

@@ -1,13 +1,20 @@
-// encode, inspect, verify, plan and demo: the MACKO format commands of the warpsparse CLI.
+// encode, inspect, verify, plan and demo: the format commands of the warpsparse CLI (MACKO, EC-CSR,
+// 2:4).
 #include <fmt/core.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <nlohmann/json.hpp>
 
 #include "analysis/patterns.hpp"
+#include "reference/ec/ec_encode.hpp"
+#include "reference/ec/ec_schedule.hpp"
+#include "reference/ec/ec_spmv_model.hpp"
+#include "reference/io/ec_file.hpp"
 #include "reference/io/format_safetensors.hpp"
 #include "reference/io/input.hpp"
 #include "reference/io/macko_file.hpp"
@@ -21,6 +28,7 @@ namespace warpsparse::cli {
 
 namespace {
 
+using io::AnyEc;
 using io::AnyMacko;
 using Clock = std::chrono::steady_clock;
 
@@ -30,9 +38,10 @@ double seconds_since(Clock::time_point t0) {
 
 struct FormatOptions {
   std::string value_type = "auto";
-  int delta_bits = 4;
+  int delta_bits = 0;       // 0: the format's default (MACKO 4, EC 8)
   bool align_rows = false;  // MackoParams::align_rows
   bool transpose = false;   // a tensor is [in, out] rather than [out, in]
+  int threads = 0;          // EC extraction threads (EcParams::threads; 0: every core)
 };
 
 void add_format_options(CLI::App* c, FormatOptions& o) {
@@ -40,10 +49,17 @@ void add_format_options(CLI::App* c, FormatOptions& o) {
                 "value type of the encoded matrix (auto: a tensor's own dtype; fp16 for MatrixMarket)")
       ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "int8"}))
       ->capture_default_str();
-  c->add_option("--delta-bits", o.delta_bits, "bits per delta")->check(CLI::IsMember({1, 2, 4, 8}));
+  c->add_option("--delta-bits", o.delta_bits, "bits per delta (MACKO: 1, 2, 4 or 8, default 4; EC: 4 or 8, default 8)")
+      ->check(CLI::IsMember({1, 2, 4, 8}));
   c->add_flag("--align-rows", o.align_rows,
               "pad each row to a multiple of the ROMA unit with zeros, so rows start aligned (faster on the GPU)");
   c->add_flag("--transpose", o.transpose, "read a tensor as [in, out] (default [out, in], as torch's Linear stores it)");
+}
+
+// The options of EC encoding (a command that can encode EC-CSR).
+void add_ec_options(CLI::App* c, FormatOptions& o) {
+  c->add_option("--threads", o.threads, "EC extraction threads (default: every core; the encoding does not depend on it)")
+      ->transform(whole(1, 256));
 }
 
 // Encodes rows with the options, after checking what the encoding will take (the padding the rows'
@@ -64,17 +80,61 @@ ValueType value_type_or(const FormatOptions& o, ValueType fallback) {
 
 MackoParams params_of(const FormatOptions& o) {
   MackoParams p;
-  p.delta_bits = o.delta_bits;
+  p.delta_bits = o.delta_bits != 0 ? o.delta_bits : 4;
   p.align_rows = o.align_rows;
   return p;
+}
+
+ec::EcParams ec_params_of(const FormatOptions& o) {
+  if (o.delta_bits != 0 && !ec::valid_delta_bits(o.delta_bits))
+    throw Error(fmt::format("--delta-bits {}: EC-CSR deltas are 4 or 8 bits", o.delta_bits));
+  if (o.align_rows) throw Error("--align-rows applies to MACKO, not to EC-CSR");
+  if (o.value_type == "int8") throw Error("--value-type int8: EC-CSR holds fp16, bf16 or fp32 values");
+  ec::EcParams p;
+  p.delta_bits = o.delta_bits != 0 ? o.delta_bits : 8;
+  p.threads = o.threads;
+  return p;
+}
+
+// What encode_ec holds at its peak, planned from the shape: the extraction's column bitsets
+// (rows · ceil(cols / 64) words) and about three copies of the matrix (the input without zeros,
+// the residuals, the layout's values and columns).
+template <class T>
+std::uint64_t ec_encode_bytes(const SparseRows<T>& m) {
+  const auto rows = static_cast<std::uint64_t>(m.rows), cols = static_cast<std::uint64_t>(m.cols);
+  const std::uint64_t matrix = sat_add(sat_mul(static_cast<std::uint64_t>(m.nnz()), 4 + sizeof(T)), sat_mul(rows + 1, 8));
+  return sat_add(sat_mul(sat_mul(rows, (cols + 63) / 64), 8), sat_mul(matrix, 3));
+}
+
+// Encodes rows as EC-CSR after checking the budget; the extraction's progress goes to stderr once
+// it has run for a second (small matrices print nothing).
+template <class T>
+Ec<T> encode_ec_within_budget(const SparseRows<T>& m, const ec::EcParams& p, const std::string& name) {
+  memory_budget().require(ec_encode_bytes(m), fmt::format("{}: EC encoding of {} x {} with {}-bit deltas ({} nonzeros; "
+                                                          "extraction bitsets of {} words per row)",
+                                                          name, m.rows, m.cols, p.delta_bits, m.nnz(), (m.cols + 63) / 64));
+  const auto t0 = Clock::now();
+  return encode_ec(m, p, [t0](const std::string& line) {
+    const double s = seconds_since(t0);
+    if (s >= 1.0) fmt::print(stderr, "warpsparse: encode: {:.1f} s: {}\n", s, line);
+  });
+}
+
+// The value types EC-CSR holds; int8 (from --value-type or a tensor's dtype) is refused by name.
+template <class T>
+constexpr bool kEcValueType = !std::is_same_v<T, std::int8_t>;
+[[noreturn]] inline void refuse_ec_int8(const std::string& label) {
+  throw Error(label + ": int8 values: EC-CSR holds fp16, bf16 or fp32 values (--value-type converts)");
 }
 
 // What an argument names, read once: a MACKO matrix as stored (a MACKO file, or a MACKO
 // safetensors file) goes to on_macko(AnyMacko, label); any other matrix (a MatrixMarket file or
 // stream, a tensor FILE[:NAME] of a safetensors/npy/npz file) to on_rows(SparseRows<T>, label),
 // with T from --value-type (auto: the tensor's dtype, fp16 for MatrixMarket).
+// An EC file goes to on_ec(AnyEc, label); without one, it is refused by name.
 template <class OnMacko, class OnRows>
-void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko, OnRows on_rows) {
+void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko, OnRows on_rows,
+                const std::function<void(AnyEc, const std::string&)>& on_ec = {}) {
   const io::TensorSpec spec = arg == "-" ? io::TensorSpec{arg, ""} : io::split_tensor_spec(arg);
   if (arg != "-" && io::is_tensor_file(spec.file)) {
     auto f = io::open_tensor_file(spec.file, memory_budget());
@@ -96,6 +156,10 @@ void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko
   io::Input in = io::open_input(spec.file);
   switch (io::sniff_format(in)) {
     case io::InputFormat::macko: return on_macko(io::read_macko(*in.stream, in.name, in.size, memory_budget()), in.name);
+    case io::InputFormat::ec:
+      if (!on_ec) throw Error(in.name + ": is an EC-CSR matrix: this command reads MACKO matrices and matrices to encode "
+                                        "(inspect or verify it)");
+      return on_ec(io::read_ec(*in.stream, in.name, in.size, memory_budget()), in.name);
     case io::InputFormat::matrix_market: {
       if (o.transpose) throw Error("--transpose applies to tensors; " + in.name + " is a MatrixMarket file");
       const ValueType vt = value_type_or(o, ValueType::fp16);
@@ -105,7 +169,7 @@ void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko
       });
     }
     default:
-      throw Error(in.name + ": not a matrix file (MACKO, MatrixMarket, safetensors, .npy or .npz)" +
+      throw Error(in.name + ": not a matrix file (MACKO, EC, MatrixMarket, safetensors, .npy or .npz)" +
                   std::string(in.size ? "" : "; tensor files are read with random access, so not from a pipe: save it to a file"));
   }
 }
@@ -216,16 +280,245 @@ void print_tensors(const io::TensorFile& f, bool json) {
                human_bytes(t.bytes));
 }
 
+// A warp model's runs against the oracle (MACKO and EC alike): `runs` says what ran.
+void report_check(const SpmvCheck& check, const std::string& fault, const std::string& runs) {
+  if (!fault.empty()) throw Error("verify: emulator finding (WarpFault): " + fault);
+  fmt::print("verify         {}: max |error| {:.3g}, max error/bound {:.3g}, {} row failure(s)\n", runs, check.max_error,
+             check.max_bound_ratio, check.failures);
+  if (check.overflows > 0)
+    fmt::print("overflow       {} row result(s) overflowed where fp32 arithmetic or the output type must (not failures)\n",
+               check.overflows);
+  if (!check.ok()) throw Error("verify: model disagrees with the oracle: " + check.first_failure);
+}
+
 // row_lanes: the lanes per row macko_verify ran with.
 void report_verify(const MackoVerifyResult& v, int row_lanes = macko::kWarpLanes) {
-  if (!v.fault.empty()) throw Error("verify: emulator finding (WarpFault): " + v.fault);
-  fmt::print("verify         {} model run(s), {} lanes per row: max |error| {:.3g}, max error/bound {:.3g}, {} row "
-             "failure(s)\n",
-             v.schedules, row_lanes, v.check.max_error, v.check.max_bound_ratio, v.check.failures);
-  if (v.check.overflows > 0)
-    fmt::print("overflow       {} row result(s) overflowed where fp32 arithmetic or the output type must (not failures)\n",
-               v.check.overflows);
-  if (!v.check.ok()) throw Error("verify: model disagrees with the oracle: " + v.check.first_failure);
+  report_check(v.check, v.fault, fmt::format("{} model run(s), {} lanes per row", v.schedules, row_lanes));
+}
+
+// ---- EC-CSR -------------------------------------------------------------------------------------
+
+// The figures of docs/ec-spmv.md for an EC matrix: storage by array, padding against nnz and
+// against stored values, the share of nonzeros per set, and the reduction against CSR-32 (values +
+// a 32-bit column per nonzero + 32-bit row pointers).
+template <class T>
+struct EcFigures {
+  EcStorage st;
+  std::uint64_t csr32_bytes = 0;
+  double reduction = 0, padding_per_nnz = 0, padding_per_stored = 0, density = 0;
+
+  explicit EcFigures(const Ec<T>& a) : st(a.storage()) {
+    const auto nnz = static_cast<std::uint64_t>(a.nnz);
+    csr32_bytes = nnz * (sizeof(T) + 4) + (static_cast<std::uint64_t>(a.rows) + 1) * 4;
+    reduction = 1.0 - double(st.total()) / double(csr32_bytes);
+    padding_per_nnz = a.nnz ? double(st.padding()) / double(a.nnz) : 0.0;
+    padding_per_stored = st.stored_values ? double(st.padding()) / double(st.stored_values) : 0.0;
+    density = a.rows * a.cols == 0 ? 0.0 : double(a.nnz) / (double(a.rows) * double(a.cols));
+  }
+  double share(std::size_t set) const { return st.nnz ? double(st.nnz_by_set[set]) / double(st.nnz) : 0.0; }
+};
+
+// "G=8 0%, G=4 0%, G=2 12.5%, G=1 long 50%, G=1 short 37.5%"
+template <class T>
+std::string ec_shares(const Ec<T>& a, const EcFigures<T>& f) {
+  std::string out;
+  for (std::size_t i = 0; i < a.sets.size(); ++i)
+    out += fmt::format("{}{} {:.3g}%", i ? ", " : "", a.sets[i].name(), 100.0 * f.share(i));
+  return out;
+}
+
+template <class T>
+nlohmann::json summary_json(const Ec<T>& a) {
+  const EcFigures<T> f(a);
+  nlohmann::json sets = nlohmann::json::array();
+  for (std::size_t i = 0; i < a.sets.size(); ++i) {
+    const EcSet<T>& s = a.sets[i];
+    const std::int64_t stored = s.slots() * s.group;
+    sets.push_back({{"name", s.name()}, {"group", s.group}, {"vec", s.vec}, {"short", s.is_short}, {"blocks", s.blocks()},
+                    {"steps", s.steps()}, {"stored_values", stored}, {"nnz", f.st.nnz_by_set[i]},
+                    {"padding", stored - f.st.nnz_by_set[i]}, {"nnz_share", f.share(i)}});
+  }
+  return {{"format", "ec"},
+          {"value_type", std::string(to_string(Ec<T>::kValueType))},
+          {"delta_bits", a.delta_bits},
+          {"base_bits", a.base_bits()},
+          {"rows", a.rows},
+          {"cols", a.cols},
+          {"nnz", a.nnz},
+          {"density", f.density},
+          {"stored_values", f.st.stored_values},
+          {"padding", f.st.padding()},
+          {"gap_padding", f.st.gap_padding},
+          {"align_padding", f.st.align_padding},
+          {"padding_per_nnz", f.padding_per_nnz},
+          {"padding_per_stored", f.padding_per_stored},
+          {"storage_bytes", f.st.total()},
+          {"file_bytes", io::ec_file_bytes(a)},
+          {"bytes", {{"values", f.st.value_bytes}, {"deltas", f.st.delta_bytes}, {"bases", f.st.base_bytes},
+                     {"rows", f.st.row_bytes}, {"offsets", f.st.offset_bytes}, {"descriptors", f.st.desc_bytes}}},
+          {"csr32_bytes", f.csr32_bytes},
+          {"reduction_vs_csr32", f.reduction},
+          {"effd", a.effective_density()},
+          {"sets", sets}};
+}
+
+template <class T>
+void print_summary(const Ec<T>& a) {
+  const EcFigures<T> f(a);
+  fmt::print("shape          {} x {}\n", a.rows, a.cols);
+  fmt::print("value type     {}, delta bits {}, bases {}-bit (EC-CSR, {} sets)\n", to_string(Ec<T>::kValueType), a.delta_bits,
+             a.base_bits(), a.sets.size());
+  fmt::print("nnz            {} (density {:.6g})\n", a.nnz, f.density);
+  fmt::print("stored         {} values (padding {} = {:.4g}% of nnz, {:.4g}% of stored: gap {}, alignment {})\n",
+             f.st.stored_values, f.st.padding(), 100.0 * f.padding_per_nnz, 100.0 * f.padding_per_stored, f.st.gap_padding,
+             f.st.align_padding);
+  fmt::print("nnz share      {}\n", ec_shares(a, f));
+  fmt::print("storage        {} bytes, effd {:.6g}; CSR-32 {} bytes, reduction {:.4g}%\n", f.st.total(), a.effective_density(),
+             f.csr32_bytes, 100.0 * f.reduction);
+}
+
+// inspect: the set table and the storage by array.
+template <class T>
+void print_sets(const Ec<T>& a) {
+  const EcFigures<T> f(a);
+  fmt::print("{:<14} {:>3} {:>2} {:>10} {:>10} {:>13} {:>13} {:>13}\n", "set", "G", "v", "blocks", "steps", "stored", "nnz",
+             "padding");
+  for (std::size_t i = 0; i < a.sets.size(); ++i) {
+    const EcSet<T>& s = a.sets[i];
+    const std::int64_t stored = s.slots() * s.group;
+    fmt::print("  {:<12} {:>3} {:>2} {:>10} {:>10} {:>13} {:>13} {:>13}\n", s.name(), s.group, s.vec, s.blocks(), s.steps(),
+               stored, f.st.nnz_by_set[i], stored - f.st.nnz_by_set[i]);
+  }
+  fmt::print("bytes          values {}, deltas {}, bases {}, row indices {}, step offsets {}, descriptors {}; file {}\n",
+             f.st.value_bytes, f.st.delta_bytes, f.st.base_bytes, f.st.row_bytes, f.st.offset_bytes, f.st.desc_bytes,
+             io::ec_file_bytes(a));
+}
+
+template <class T>
+void print_arrays(const Ec<T>& a) {
+  for (const EcSet<T>& s : a.sets) {
+    if (s.blocks() == 0) continue;
+    fmt::print("set {}\n", s.name());
+    fmt::print("  rows        ");
+    for (const auto r : s.rows) fmt::print(" {}", r);
+    fmt::print("\n  step_ptr    ");
+    for (const auto p : s.step_ptr) fmt::print(" {}", p);
+    fmt::print("\n  bases       ");
+    for (const auto b : s.bases) fmt::print(" {}", b);
+    fmt::print("\n  delta bytes ");
+    for (const auto b : s.deltas) fmt::print(" {:02x}", b);
+    fmt::print("\n  values      ");
+    for (const T v : s.values) fmt::print(" {}", to_float(v));
+    fmt::print("\n");
+  }
+}
+
+template <class T>
+void add_arrays_json(nlohmann::json& j, const Ec<T>& a) {
+  for (std::size_t i = 0; i < a.sets.size(); ++i) {
+    const EcSet<T>& s = a.sets[i];
+    auto& js = j["sets"][i];
+    js["row_indices"] = s.rows;
+    js["step_ptr"] = s.step_ptr;
+    js["bases"] = s.bases;
+    js["delta_bytes_raw"] = s.deltas;
+    auto& v = js["values"] = nlohmann::json::array();
+    for (const T x : s.values) v.push_back(json_number(to_float(x)));
+  }
+}
+
+// The EC model's runs against the double oracle: one per plan (blocks whole; clipped for the
+// H100; clipped to one step per piece, so every row has many partials).
+struct EcVerifyResult {
+  SpmvCheck check;
+  std::string fault;              // a WarpFault message, empty when none
+  std::string decode_difference;  // decode vs the source (when given), empty when equal
+  std::int64_t runs = 0;
+  std::string plans;
+};
+
+// What ec_verify holds at once: the decoded rows (a vector per row while decoding), the source
+// comparison, x, y and the oracle, and the largest plan (one piece per step).
+template <class T>
+std::uint64_t ec_verify_bytes(const Ec<T>& a) {
+  const auto rows = static_cast<std::uint64_t>(a.rows), nnz = static_cast<std::uint64_t>(a.nnz);
+  std::uint64_t plan = 0;
+  for (const EcSet<T>& s : a.sets)
+    plan = sat_add(plan, sat_mul(static_cast<std::uint64_t>(s.steps()),
+                                 sizeof(ec::Piece) + 16 + ec::kLanes * 4 + 12 * static_cast<std::uint64_t>(s.group)));
+  return sat_add(sat_add(sat_mul(nnz, 2 * (sizeof(T) + 8)), sat_mul(rows + 1, 24 + 8 + 4 + 4 + 8 + 4)),
+                 sat_add(sat_mul(static_cast<std::uint64_t>(a.cols), sizeof(T)), plan));
+}
+
+// The first difference between decoded rows and the source's nonzeros (explicit zeros of the
+// source are not stored), or "".
+template <class T>
+std::string rows_difference(const SparseRows<T>& decoded, const SparseRows<T>& source) {
+  if (decoded.rows != source.rows || decoded.cols != source.cols)
+    return fmt::format("shape {} x {}, the source is {} x {}", decoded.rows, decoded.cols, source.rows, source.cols);
+  for (std::int64_t r = 0; r < source.rows; ++r) {
+    std::int64_t k = decoded.row_ptr[r];
+    for (std::int64_t i = source.row_ptr[r]; i < source.row_ptr[r + 1]; ++i) {
+      if (is_zero(source.val[i])) continue;
+      if (k == decoded.row_ptr[r + 1] || decoded.col[k] != source.col[i])
+        return fmt::format("row {}: the source's nonzero at column {} decodes {}", r, source.col[i],
+                           k == decoded.row_ptr[r + 1] ? "to nothing" : fmt::format("as column {}", decoded.col[k]));
+      if (std::memcmp(&decoded.val[k], &source.val[i], sizeof(T)) != 0)
+        return fmt::format("row {}, column {}: decodes to {}, the source holds {}", r, source.col[i], to_float(decoded.val[k]),
+                           to_float(source.val[i]));
+      ++k;
+    }
+    if (k != decoded.row_ptr[r + 1]) return fmt::format("row {}: decodes a column {} the source does not hold", r, decoded.col[k]);
+  }
+  return {};
+}
+
+template <class T>
+EcVerifyResult ec_verify(const Ec<T>& a, std::uint64_t seed, const SparseRows<T>* source = nullptr) {
+  memory_budget().require(ec_verify_bytes(a), fmt::format("verifying a {} x {} EC matrix of {} stored values", a.rows, a.cols,
+                                                          a.storage().stored_values));
+  EcVerifyResult res;
+  const SparseRows<T> decoded = decode_ec(a);  // independent path for the oracle
+  if (source) res.decode_difference = rows_difference(decoded, *source);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<T> x(static_cast<std::size_t>(a.cols));
+  for (auto& v : x) v = from_float<T>(u(rng));
+  const std::vector<float> y_old;
+  const std::vector<int> whole_blocks(a.sets.size(), 0), one_step(a.sets.size(), 1);
+  for (const char* name : {"blocks whole", "clipped for the H100", "one step per piece"}) {
+    // One plan at a time (the budget counts the largest).
+    const ec::Plan plan = name[0] == 'b'   ? ec::make_plan(a, whole_blocks)
+                          : name[0] == 'c' ? ec::make_plan(a, known_gpu("h100"))
+                                           : ec::make_plan(a, one_step);
+    res.plans += std::string(res.plans.empty() ? "" : ", ") + name;
+    std::vector<float> y;
+    try {
+      y = ec_spmv_model<T, T, float>(a, plan, x, y_old, 1.0f, 0.0f);
+    } catch (const warp::WarpFault& f) {
+      res.fault = std::string(name) + ": " + f.what();
+      return res;
+    }
+    ++res.runs;
+    const SpmvCheck c = check_spmv<T, T, float>(decoded, x, y_old, 1.0f, 0.0f, y,
+                                                [&](std::int64_t r) { return ec_chain_length(a, plan, r); });
+    res.check.max_error = std::max(res.check.max_error, c.max_error);
+    res.check.max_bound_ratio = std::max(res.check.max_bound_ratio, c.max_bound_ratio);
+    res.check.overflows += c.overflows;
+    if (!c.ok() && res.check.ok()) res.check.first_failure = std::string(name) + ": " + c.first_failure;
+    res.check.failures += c.failures;
+  }
+  return res;
+}
+
+template <class T>
+void report_ec_verify(const Ec<T>& a, std::uint64_t seed, const SparseRows<T>* source = nullptr) {
+  const EcVerifyResult v = ec_verify(a, seed, source);
+  if (source) {
+    if (!v.decode_difference.empty()) throw Error("verify: decode(encode(M)) differs from M: " + v.decode_difference);
+    fmt::print("decode         equals the source's {} nonzeros, bit for bit\n", a.nnz);
+  }
+  report_check(v.check, v.fault, fmt::format("{} EC model run(s) ({})", v.runs, v.plans));
 }
 
 }  // namespace
@@ -234,26 +527,32 @@ void register_format_commands(CLI::App& app) {
   // encode
   {
     auto* c = app.add_subcommand("encode", "encode a matrix (MatrixMarket, or a tensor of a safetensors/npy/npz file) as "
-                                           "MACKO or 2:4");
+                                           "MACKO, EC-CSR or 2:4");
     // Option storage must outlive parsing: it is owned by the callback (CLI11 binds references).
     struct Args {
       FormatOptions o;
       std::string in, out, format = "macko";
     };
     auto args = std::make_shared<Args>();
-    c->add_option("--format", args->format, "macko, or 2:4 (compressed values and metadata; every group of 4 "
-                                            "columns may hold at most 2 nonzeros)")
-        ->check(CLI::IsMember({"macko", "2:4"}))
+    c->add_option("--format", args->format, "macko; ec (EC-CSR: blocks of rows that share columns, docs/ec-spmv.md); or 2:4 "
+                                            "(compressed values and metadata; every group of 4 columns may hold at most 2 nonzeros)")
+        ->check(CLI::IsMember({"macko", "ec", "2:4"}))
         ->capture_default_str();
     add_format_options(c, args->o);
+    add_ec_options(c, args->o);
     c->add_option("IN", args->in, "MatrixMarket file (a file, a pipe, or -), or a tensor: FILE.safetensors:NAME, "
                                   "INDEX.json:NAME, FILE.npy, FILE.npz:NAME")
         ->required();
-    c->add_option("OUT", args->out, "output: a MACKO file, or (ending in .safetensors) a safetensors file")->required();
+    c->add_option("OUT", args->out, "output: a MACKO or EC file, or (ending in .safetensors) a safetensors file")->required();
     c->callback([args] {
       const bool to_safetensors = args->out.size() > 12 && args->out.ends_with(".safetensors");
       if (args->format == "2:4" && !to_safetensors)
         throw Error(args->out + ": a 2:4 matrix is written as safetensors: name the output *.safetensors");
+      if (args->format == "ec" && to_safetensors)
+        throw Error(args->out + ": an EC-CSR matrix is written as an EC file (.ec), not as safetensors");
+      if (args->format != "ec" && args->o.threads != 0) throw Error("--threads applies to --format ec (the extraction)");
+      const std::optional<ec::EcParams> ecp =
+          args->format == "ec" ? std::optional<ec::EcParams>(ec_params_of(args->o)) : std::nullopt;
       read_input(
           args->in, args->o,
           [](const AnyMacko&, const std::string& label) -> void {
@@ -261,6 +560,22 @@ void register_format_commands(CLI::App& app) {
           },
           [&](const auto& rows, const std::string& label) {
             using T = typename std::decay_t<decltype(rows)>::value_type;
+            if (ecp) {
+              if constexpr (!kEcValueType<T>) {
+                refuse_ec_int8(label);
+              } else {
+                const auto t0 = Clock::now();
+                const Ec<T> a = encode_ec_within_budget(rows, *ecp, label);
+                const double secs = seconds_since(t0);
+                io::write_ec_file(args->out, a);
+                const EcFigures<T> f(a);
+                fmt::print("{}: ec {}x{}, nnz {}, stored {} (padding {:.4g}% of nnz), nnz share {}; {} bytes, effd {:.6g}, "
+                           "reduction vs CSR-32 {:.4g}% ({}-bit deltas, {:.3g} s)\n",
+                           args->out, a.rows, a.cols, a.nnz, f.st.stored_values, 100.0 * f.padding_per_nnz, ec_shares(a, f),
+                           f.st.total(), a.effective_density(), 100.0 * f.reduction, a.delta_bits, secs);
+              }
+              return;
+            }
             if (args->format == "2:4") {
               const auto s = sparse24_within_budget(rows, label);
               io::write_sparse24_safetensors<T>(args->out, s, {{"source", label}});
@@ -275,19 +590,23 @@ void register_format_commands(CLI::App& app) {
               fmt::print("{}: {} {}x{}, nnz {}, emitted {}, effd {:.6g}\n", args->out, args->format, a.rows, a.cols, a.nnz,
                          a.emitted(), a.effective_density());
             }, m);
-          });
+          },
+          [](const AnyEc&, const std::string& label) { throw Error(label + ": is an EC-CSR matrix already (inspect or verify it)"); });
     });
   }
   // inspect
   {
-    auto* c = app.add_subcommand("inspect", "print a MACKO matrix's shape, padding and effective density (a MACKO file, or "
-                                            "MACKO safetensors); for other tensor files, list their tensors");
+    auto* c = app.add_subcommand("inspect", "print a MACKO or EC-CSR matrix's shape, padding and effective density (a MACKO "
+                                            "or EC file, or MACKO safetensors; for EC also its block sets and bytes by "
+                                            "array); for other tensor files, list their tensors");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto arrays = std::make_shared<bool>(false);
-    c->add_option("FILE", *path, "MACKO file (a file, a pipe, or - for standard input), or a safetensors/npy/npz file")->required();
+    c->add_option("FILE", *path, "MACKO or EC file (a file, a pipe, or - for standard input), or a safetensors/npy/npz file")
+        ->required();
     c->add_flag("--json", *json, "print JSON");
-    c->add_flag("--arrays", *arrays, "also print the decoded values, raw delta bytes and row pointers");
+    c->add_flag("--arrays", *arrays, "also print the stored arrays: values and raw delta bytes, with the row pointers (MACKO) "
+                                     "or each set's row indices, step offsets and bases (EC)");
     c->callback([=] {
       std::optional<AnyMacko> stored;
       if (*path != "-" && io::is_tensor_file(*path)) {
@@ -300,8 +619,29 @@ void register_format_commands(CLI::App& app) {
         }
       } else {
         io::Input in = io::open_input(*path);
-        if (io::sniff_format(in) == io::InputFormat::matrix_market)
-          throw Error(in.name + ": is a MatrixMarket file: inspect reads MACKO files (encode it first, or verify it)");
+        const io::InputFormat format = io::sniff_format(in);
+        if (format == io::InputFormat::matrix_market)
+          throw Error(in.name + ": is a MatrixMarket file: inspect reads MACKO and EC files (encode it first, or verify it)");
+        if (format == io::InputFormat::ec) {
+          const AnyEc ec = io::read_ec(*in.stream, in.name, in.size, memory_budget());
+          std::visit([&](const auto& a) {
+            if (*json) {
+              auto j = summary_json(a);
+              j["file"] = *path;
+              if (*arrays) add_arrays_json(j, a);
+              fmt::print("{}\n", j.dump(2));
+            } else {
+              fmt::print("file           {}\n", *path);
+              print_summary(a);
+              print_sets(a);
+              if (*arrays) print_arrays(a);
+            }
+          }, ec);
+          return;
+        }
+        if (format == io::InputFormat::unknown)
+          throw Error(in.name + ": byte 0: magic: not a MACKO or EC file (it starts with neither \"WSMACKO\\0\" nor "
+                                "\"WSECCSR\\0\")");
         stored = io::read_macko(*in.stream, in.name, in.size, memory_budget());
       }
       const AnyMacko& m = *stored;
@@ -327,14 +667,21 @@ void register_format_commands(CLI::App& app) {
   }
   // verify
   {
-    auto* c = app.add_subcommand("verify", "run the MACKO warp model against the double oracle");
+    auto* c = app.add_subcommand("verify", "run the MACKO or EC warp model against the double oracle (a matrix to encode "
+                                           "with --format ec: also decode(encode(M)) == M)");
     auto o = std::make_shared<FormatOptions>();
     auto path = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("macko");
     auto seed = std::make_shared<std::uint64_t>(1);
     auto batch = std::make_shared<int>(1);
     auto row_lanes = std::make_shared<int>(macko::kWarpLanes);
     add_format_options(c, *o);
-    c->add_option("FILE_OR_MTX", *path, "MACKO file, or MatrixMarket file to encode first")->required();
+    add_ec_options(c, *o);
+    c->add_option("FILE_OR_MTX", *path, "MACKO or EC file, or a matrix to encode first (MatrixMarket, or a tensor)")->required();
+    c->add_option("--format", *format, "what a matrix is encoded as before verifying: macko or ec (a MACKO or EC file is "
+                                       "verified as stored)")
+        ->check(CLI::IsMember({"macko", "ec"}))
+        ->capture_default_str();
     c->add_option("--seed", *seed, "seed of the random x")->transform(whole(0, INT64_MAX));
     c->add_option("--batch", *batch,
                   "vectors multiplied at once (1, 2, 4 or 8; Schedule::batch), each checked against its own oracle")
@@ -347,14 +694,44 @@ void register_format_commands(CLI::App& app) {
         throw Error(fmt::format("verify: --row-lanes {} (two rows per warp) multiplies one vector; --batch {} needs "
                                 "--row-lanes 32",
                                 *row_lanes, *batch));
-      const AnyMacko m = load_any(*path, *o);
-      std::visit([&](const auto& a) {
+      const bool to_ec = *format == "ec";
+      if (!to_ec && o->threads != 0) throw Error("--threads applies to --format ec (the extraction)");
+      const std::optional<ec::EcParams> ecp = to_ec ? std::optional<ec::EcParams>(ec_params_of(*o)) : std::nullopt;
+      auto verify_macko = [&](const auto& a) {
         fmt::print("file           {}\n", *path);
         print_summary(a);
         if (*batch > 1) fmt::print("batch          {} vectors at once\n", *batch);
         report_verify(verify_within_budget(a, *seed, {1, 2, 4, 8}, *batch, *row_lanes), *row_lanes);
         fmt::print("ok\n");
-      }, m);
+      };
+      // source: the matrix an EC encoding was made from (decode is compared with it), or null.
+      auto verify_ec = [&](const auto& a, const SparseRows<typename std::decay_t<decltype(a)>::value_type>* source,
+                           const std::string& label) {
+        if (*batch != 1 || *row_lanes != macko::kWarpLanes)
+          throw Error(label + ": --batch and --row-lanes apply to MACKO; the EC model multiplies one vector with a warp per piece");
+        fmt::print("file           {}\n", *path);
+        print_summary(a);
+        report_ec_verify(a, *seed, source);
+        fmt::print("ok\n");
+      };
+      read_input(
+          *path, *o,
+          [&](const AnyMacko& m, const std::string& label) {
+            if (to_ec) throw Error(label + ": is a MACKO matrix; --format ec applies to a matrix to encode");
+            std::visit(verify_macko, m);
+          },
+          [&](const auto& rows, const std::string& label) {
+            using T = typename std::decay_t<decltype(rows)>::value_type;
+            if (!ecp) return verify_macko(encode_within_budget(rows, params_of(*o), label));
+            if constexpr (!kEcValueType<T>) {
+              refuse_ec_int8(label);
+            } else {
+              verify_ec(encode_ec_within_budget(rows, *ecp, label), &rows, label);
+            }
+          },
+          [&](const AnyEc& m, const std::string& label) {
+            std::visit([&](const auto& a) { verify_ec(a, nullptr, label); }, m);
+          });
     });
   }
   // plan
