@@ -77,6 +77,7 @@ std::vector<std::string> build_all(const Options& o) {
       {4, "Pattern families vs the uniform expectation", pattern_families},
       {5, "Roofline: predicted and measured SpMV time and speedup", roofline},
       {6, "2:4 sparse GEMM: warpsparse kernels vs cuSPARSELt and dense cuBLAS (measured)", sparse24},
+      {7, "EC-CSR storage against MACKO and CSR-32; padding against the EC-SpMV paper's Table 2", ec_storage},
   };
   // Every option is checked, and the output folder made, before the first notebook spends its time.
   require(std::isfinite(o.bandwidth) && o.bandwidth > 0,

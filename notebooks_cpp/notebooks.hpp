@@ -27,6 +27,7 @@ std::string padding_row_length(const Options& o); // 3: exact vs asymptotic vs M
 std::string pattern_families(const Options& o);   // 4: structured patterns vs the uniform expectation
 std::string roofline(const Options& o);           // 5: predicted vs measured SpMV time and speedup
 std::string sparse24(const Options& o);           // 6: measured 2:4 GEMM kernels vs cuSPARSELt and cuBLAS
+std::string ec_storage(const Options& o);         // 7: EC-CSR bytes vs MACKO and CSR-32; padding vs the EC paper's Table 2
 
 // The headline results as Markdown, one table per kernel, from the newest accepted rows of one GPU
 // folder of bench_dir (README.md carries this text; `warpsparse headline` prints or checks it).
