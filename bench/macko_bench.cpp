@@ -8,6 +8,8 @@
 //   cusparse_spmm B > 1: cusparseSpMM (CSR_ALG3) on the same CSR, X and Y dense in row order
 //   csr_warp      B = 1: our plain CSR kernel (kernels/csr/csr_spmv.hpp), one warp per row
 //   macko         the MACKO kernel (kernels/macko/macko_spmv.hpp), one row per schedule swept
+//   ec            B = 1: the EC-SpMV kernel (kernels/ec/ec_spmv.hpp) on the EC-CSR encoding of the same
+//                 matrix (hierarchical extraction, --ec-delta-bits), clipped for this GPU (ec::make_plan)
 //   copy          B = 1: cudaMemcpyAsync D2D moving the MACKO case's bytes (read + write): the floor
 //   read, row_stream*  B = 1: streaming bounds of the MACKO arrays (bench/stream_baselines.hpp)
 // Every output element is checked against a double-precision oracle of its own vector (computed on
@@ -46,7 +48,10 @@
 #include "reference/common/parse_number.hpp"
 #include "reference/sparse/spmv_common.hpp"
 #include "kernels/common/device_facts.hpp"
+#include "kernels/ec/ec_spmv.hpp"
 #include "kernels/macko/macko_spmv.hpp"
+#include "reference/ec/ec_encode.hpp"
+#include "reference/ec/ec_spmv_model.hpp"
 #include "reference/macko/macko_policy.hpp"
 #include "reference/macko/macko_spmv_model.hpp"  // macko_chain_length
 
@@ -76,6 +81,7 @@ struct Options : CommonOptions {
       x_swizzle, row_lanes;
   std::string schedules = "policy";  // policy, all (every compiled variant), or names separated by ';'
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
+  std::string ec_delta_bits = "8";  // EC-CSR delta widths (4, 8 or 4,8)
   std::string batch = "1";  // vectors per product (macko::Schedule::batch)
   // MackoParams::align_rows of the MACKO encodings (a list: 0, 1 or 0,1). On by default: 0-5 % faster
   // on the 15 big shapes for at most 7 zero elements per row (docs/macko-kernel.md).
@@ -432,6 +438,22 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         aligned.push_back(p.align_rows);
       }
   phase("macko");
+  // EC-CSR: extraction runs over the whole matrix (pairs of rows anywhere), so the blocks are
+  // joined first. Its rounds are reported as they finish: a big shape takes tens of seconds.
+  std::vector<Ec<T>> ecs;
+  std::vector<double> ec_seconds;
+  if (ctx.want("ec") && ctx.has_batch(1)) {
+    const SparseRows<T> whole = join_blocks(*m);
+    for (const int db : parse_ints(o.ec_delta_bits, "EC delta bits")) {
+      ec::EcParams ep;
+      ep.delta_bits = db;
+      ep.threads = o.threads;
+      const auto e0 = std::chrono::steady_clock::now();
+      ecs.push_back(encode_ec(whole, ep, [&](const std::string& line) { std::fprintf(stderr, "  ec%d: %s\n", db, line.c_str()); }));
+      ec_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
+    }
+  }
+  phase("ec");
   m.reset();
   std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s (%s)\n", label.c_str(), static_cast<long long>(nnz), seconds(),
                phases.c_str());
@@ -446,6 +468,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   std::uint64_t macko_max = 0;
   for (const auto& mk : mackos) macko_max = std::max<std::uint64_t>(macko_max, mk.storage_bytes());
   need += 2 * macko_max + vec_bytes(1);  // the matrix and the copy's two halves
+  for (const auto& e : ecs) need = std::max<std::uint64_t>(need, e.storage_bytes() * 2 + vec_bytes(1));
   require_device_memory(need, label);
 
   const float alpha = 1.0f, beta = 0.0f;
@@ -654,6 +677,30 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     }
   }
 
+  // EC at batch 1: the plan (clipping) is this GPU's; the upload tables count in its bytes.
+  for (std::size_t ei = 0; ei < ecs.size(); ++ei) {
+    const Ec<T>& e = ecs[ei];
+    BatchIo<T>* b1 = nullptr;
+    for (auto& b : io)
+      if (b.n == 1) b1 = &b;
+    if (!b1) break;
+    const ec::Plan plan = ec::make_plan(e, ctx.facts);
+    const gpu::DeviceEc<T> de = gpu::upload_ec(e, plan);
+    const std::function<std::int64_t(std::int64_t)> ec_chain = [&](std::int64_t r) { return ec_chain_length(e, plan, r); };
+    auto launch = [&](cudaStream_t st) { gpu::ec_spmv<T, T>(de, b1->x.get(), b1->y.get(), alpha, beta, st); };
+    Measured r = verify_and_time<T>(ctx, "ec", b1->y, oracles_of(1), ec_chain, launch);
+    const EcStorage st = e.storage();
+    std::string share;
+    for (std::size_t si = 0; si < e.sets.size(); ++si)
+      share += (si ? ":" : "") + fmt("%.0f", 100.0 * double(st.nnz_by_set[si]) / double(std::max<std::int64_t>(e.nnz, 1)));
+    r.schedule = "db=" + std::to_string(e.delta_bits) + "/pieces=" + std::to_string(plan.pieces.size()) + "/nnz%=" + share +
+                 "/enc_s=" + fmt("%.1f", ec_seconds[ei]);
+    r.delta_bits = e.delta_bits;
+    r.bytes = de.bytes() + vec_bytes(1);
+    r.effective_density = e.effective_density();
+    results.push_back(r);
+  }
+
   // Rows, batch by batch, with speedups against the baselines of this case at the same batch.
   const double actual_density = double(nnz) / (double(c.rows) * double(c.cols));
   for (const int nb : ctx.batches) {
@@ -717,7 +764,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     std::string pat = c.matrix.empty() ? c.pattern() : "file";  // the CSV names the file in full
     pat.resize(std::max<std::size_t>(pat.size(), 16), ' ');
     line += " " + pat + fmt(" %5.2f", c.matrix.empty() ? c.spec.density : actual_density) + " " + vt + fmt(" %5.0f", double(nb)) + " " + cell(cublas_name) + " " +
-            cell(cusparse_name) + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("copy");
+            cell(cusparse_name) + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("ec") + " " + cell("copy");
     if (best_macko) {
       const double gbps = double(best_macko->bytes) / (best_macko->t.median * 1e-6) / 1e9;
       line += fmt("  %6.2fx", t_cublas / best_macko->t.median) + fmt("  %5.1f%%", 100.0 * gbps / ctx.copy_gbps);
@@ -750,6 +797,7 @@ int main(int argc, char** argv) {
   app.add_option("--pattern-shapes", o.pattern_shapes, "shapes that also run the pattern families");
   app.add_option("--value-types", o.value_types, "fp16, bf16 or both")->capture_default_str();
   app.add_option("--delta-bits", o.delta_bits, "MACKO delta widths, e.g. 4 or 2,4,8")->capture_default_str();
+  app.add_option("--ec-delta-bits", o.ec_delta_bits, "EC-CSR delta widths: 4, 8 or 4,8")->capture_default_str();
   app.add_option("--align-rows", o.align_rows,
                  "MACKO encodings: 1 (each row padded with zeros to a multiple of the ROMA unit, so rows start "
                  "aligned), 0 (the paper's encoder), or 0,1 (both, in one run)")
@@ -772,7 +820,7 @@ int main(int argc, char** argv) {
   app.add_option("--row-lanes", o.row_lanes, "MACKO schedules: 32 (a warp per row) or 16 (two rows per warp)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
-                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,copy,read,row_stream,row_stream2,row_stream4,row_stream_il (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
+                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,ec,copy,read,row_stream,row_stream2,row_stream4,row_stream_il (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
   app.add_option("--batch", o.batch,
                  "vectors per product, a list of 1, 2, 4, 8: with B > 1, x is cols x B and y rows x B, both row-major "
                  "(element (i, b) at i*B + b); the baselines become cublas_gemm (cublasGemmEx, N = B) and "
@@ -794,7 +842,7 @@ int main(int argc, char** argv) {
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
     require_known(split_list(o.kernels), {"cublas_gemv", "cublas_gemm", "cusparse_csr", "cusparse_spmm", "csr_warp", "macko",
-                   "copy", "read", "row_stream", "row_stream2", "row_stream4", "row_stream_il"},
+                   "ec", "copy", "read", "row_stream", "row_stream2", "row_stream4", "row_stream_il"},
                   "kernel");
     std::vector<int> batches;
     for (const int b : parse_ints(o.batch, "batch")) {
@@ -889,8 +937,8 @@ int main(int argc, char** argv) {
 
     std::printf("# %s, copy %.0f GB/s, commit %s; times are median us, L2 flushed\n", ctx.dev.name.c_str(),
                 ctx.copy_gbps, ctx.commit.c_str());
-    std::printf("%-13s %-16s %5s %4s %5s %8s %8s %8s %8s %8s  %7s  %6s\n", "shape", "pattern", "d", "type", "batch",
-                "cublas", "cusparse", "csr", "macko", "copy", "vs_cublas", "%copy");
+    std::printf("%-13s %-16s %5s %4s %5s %8s %8s %8s %8s %8s %8s  %7s  %6s\n", "shape", "pattern", "d", "type", "batch",
+                "cublas", "cusparse", "csr", "macko", "ec", "copy", "vs_cublas", "%copy");
     for (const auto& l : ctx.table) std::printf("%s\n", l.c_str());
     std::printf("# %zu rows in %s; %d check failures, %zu case errors\n", ctx.writer->rows(),
                 ctx.writer->csv_path().c_str(), ctx.failures, errors);

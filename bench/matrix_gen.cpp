@@ -110,6 +110,23 @@ RowBlocks<T> to_blocks(SparseRows<T> rows, int threads) {
 }
 
 template <class T>
+SparseRows<T> join_blocks(const RowBlocks<T>& m) {
+  SparseRows<T> out;
+  out.cols = m.cols;
+  std::size_t n = 0;
+  for (const auto& b : m.blocks) n += b.col.size();
+  out.col.reserve(n);
+  out.val.reserve(n);
+  out.row_ptr.reserve(static_cast<std::size_t>(m.rows) + 1);
+  for (const auto& b : m.blocks)
+    for (std::int64_t r = 0; r < b.rows; ++r) {
+      for (std::int64_t k = b.row_ptr[r]; k < b.row_ptr[r + 1]; ++k) out.push(b.col[k], b.val[k]);
+      out.end_row();
+    }
+  return out;
+}
+
+template <class T>
 std::vector<T> random_vector(std::int64_t n, std::uint64_t seed) {
   std::vector<T> v(static_cast<std::size_t>(n));
   std::mt19937_64 rng(mix(seed, kVectorStream, 0));
@@ -241,6 +258,7 @@ Oracle spmv_oracle_parallel(const RowBlocks<T>& m, const std::vector<T>& x, int 
 #define WS_GEN_INST(T)                                                                                        \
   template struct RowBlocks<T>;                                                                               \
   template RowBlocks<T> to_blocks<T>(SparseRows<T>, int);                                                     \
+  template SparseRows<T> join_blocks<T>(const RowBlocks<T>&);                                                 \
   template RowBlocks<T> generate_blocks<T>(const analysis::PatternSpec&, std::int64_t, std::int64_t,        \
                                            std::uint64_t, int);                                               \
   template std::vector<T> random_vector<T>(std::int64_t, std::uint64_t);                                      \

@@ -34,6 +34,10 @@ struct RowBlocks {
 template <class T>
 RowBlocks<T> to_blocks(SparseRows<T> rows, int threads);
 
+// The whole matrix as one SparseRows (what a whole-matrix encoder such as EC's extraction takes).
+template <class T>
+SparseRows<T> join_blocks(const RowBlocks<T>& m);
+
 // A --matrix FILE[:TENSOR] (bench/matrix_file.hpp), read as T.
 template <class T>
 RowBlocks<T> matrix_file_blocks(const std::string& spec, bool transpose, int threads);
