@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/ec/ec_spmv.cuh"
@@ -67,6 +68,9 @@ DeviceEc<T> upload_ec(const Ec<T>& a, const ec::Plan& plan) {
   std::vector<std::uint32_t> pieces;
   pieces.reserve(plan.pieces.size() * 4);
   for (const ec::Piece& pc : plan.pieces) pieces.insert(pieces.end(), {pc.step_begin, pc.step_end, pc.partial, pc.set});
+  // Pieces come in set order (ec::make_plan), so each set's are one range.
+  for (std::size_t i = 0; i < plan.pieces.size(); ++i) d.sets.piece_begin[plan.pieces[i].set + 1] = static_cast<std::int64_t>(i) + 1;
+  for (int si = 1; si <= kEcMaxSets; ++si) d.sets.piece_begin[si] = std::max(d.sets.piece_begin[si], d.sets.piece_begin[si - 1]);
 
   const std::uint64_t need = values.size() * sizeof(T) + deltas.size() + plan.bytes();
   std::size_t free_b = 0, total_b = 0;
@@ -83,16 +87,33 @@ DeviceEc<T> upload_ec(const Ec<T>& a, const ec::Plan& plan) {
   return d;
 }
 
+// The launch of set kernel `variant` (an index of kEcVariants, chosen at run time).
+template <class TD, std::size_t... I>
+void launch_set(int variant, dim3 grid, cudaStream_t stream, const uint4* pieces, std::int64_t first, std::int64_t last,
+                const std::uint32_t* lane_start, const TD* values, const std::uint8_t* deltas, const TD* x, float* partials,
+                std::index_sequence<I...>) {
+  const bool launched =
+      ((variant == static_cast<int>(I) &&
+        (ec_detail::ec_set_kernel<TD, static_cast<int>(I)><<<grid, dim3(32 * kWarpsPerBlock), 0, stream>>>(
+             pieces, first, last, lane_start, values, deltas, x, partials),
+         true)) ||
+       ...);
+  require(launched, "EC set kernel " + std::to_string(variant) + " is not compiled");
+}
+
 template <class T, class TY>
 void ec_spmv(const DeviceEc<T>& a, const T* x, TY* y, float alpha, float beta, cudaStream_t stream) {
   if (a.rows == 0) return;
   using TD = device_t<T>;
   using TYD = device_t<TY>;
-  if (a.pieces > 0) {
-    const std::int64_t blocks = std::min<std::int64_t>((a.pieces + kWarpsPerBlock - 1) / kWarpsPerBlock, 0x7fffffff);
-    ec_detail::ec_pieces_kernel<TD><<<dim3(static_cast<unsigned>(blocks)), dim3(32 * kWarpsPerBlock), 0, stream>>>(
-        a.sets, reinterpret_cast<const uint4*>(a.piece_table.get()), a.pieces, a.lane_start.get(),
-        reinterpret_cast<const TD*>(a.values.get()), a.deltas.get(), reinterpret_cast<const TD*>(x), a.partial_sums.get());
+  for (int si = 0; si < kEcMaxSets; ++si) {
+    const std::int64_t first = a.sets.piece_begin[si], last = a.sets.piece_begin[si + 1];
+    if (last <= first) continue;
+    const std::int64_t blocks = std::min<std::int64_t>((last - first + kWarpsPerBlock - 1) / kWarpsPerBlock, 0x7fffffff);
+    launch_set<TD>(a.sets.variant[si], dim3(static_cast<unsigned>(blocks)), stream, reinterpret_cast<const uint4*>(a.piece_table.get()),
+                   first, last, a.lane_start.get(), reinterpret_cast<const TD*>(a.values.get()) + a.sets.value_offset[si],
+                   a.deltas.get() + a.sets.delta_offset[si], reinterpret_cast<const TD*>(x), a.partial_sums.get(),
+                   std::make_index_sequence<kEcVariants.size()>{});
     WS_CUDA(cudaGetLastError());
   }
   const std::int64_t blocks = std::min<std::int64_t>((a.rows + kRowThreads - 1) / kRowThreads, 0x7fffffff);

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "kernels/common/device_types.cuh"
 #include "kernels/common/ptx_loads.cuh"
@@ -61,16 +60,29 @@ __device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::
   for (int k = 0; k < G; ++k) acc[k] = 0.0f;
   // At 4 bits per lane and step, lanes 2i and 2i + 1 share a byte and take the nibble of their parity.
   const int shift = kDeltaBits == 4 ? (lane & 1) * 4 : 0;
-  for (std::uint32_t s = step_begin; s < step_end; ++s) {
-    W dw;
+  // One step ahead: the next step's deltas and values are in flight while this step's gathers
+  // and FMAs run, so a warp never waits for two dependent memory trips per step. Only when the
+  // loads are issued changes, not the arithmetic: the warp model needs no change.
+  auto load_step = [&](W& dw, T (&v)[kVals]) {
     if constexpr (kDeltaBits <= 8) dw = static_cast<W>(ld_stream1(dels)) >> shift;
     else if constexpr (kDeltaBits == 16) dw = static_cast<W>(ld_stream2(dels));
     else if constexpr (kDeltaBits == 32) dw = ld_stream4(dels);
     else dw = ld_stream8(dels);
-    T v[kVals];
 #pragma unroll
     for (int c = 0; c < kValBytes / kChunk; ++c)
       load_stream<kChunk>(reinterpret_cast<char*>(v) + c * kChunk, reinterpret_cast<const char*>(vals) + c * kChunk);
+    vals += 32 * kVals;
+    dels += kStepDeltaBytes;
+  };
+  W dw_next = 0;
+  T v_next[kVals];
+  if (step_begin < step_end) load_step(dw_next, v_next);
+  for (std::uint32_t s = step_begin; s < step_end; ++s) {
+    const W dw = dw_next;
+    T v[kVals];
+#pragma unroll
+    for (int i = 0; i < kVals; ++i) v[i] = v_next[i];
+    if (s + 1 < step_end) load_step(dw_next, v_next);
 #pragma unroll
     for (int i = 0; i < V; ++i) {
       col += static_cast<std::uint32_t>(dw >> (i * DB)) & kMask;
@@ -78,8 +90,6 @@ __device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::
 #pragma unroll
       for (int k = 0; k < G; ++k) acc[k] = __fmaf_rn(to_f32(v[i * G + k]), xf, acc[k]);
     }
-    vals += 32 * kVals;
-    dels += kStepDeltaBytes;
   }
 #pragma unroll
   for (int k = 0; k < G; ++k)
@@ -91,32 +101,22 @@ __device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::
   }
 }
 
-// The warp-uniform dispatch on the piece's set: one ec_piece instantiation per entry of kEcVariants.
-template <class T, std::size_t... I>
-__device__ __forceinline__ void run_piece(int variant, const T* values, const std::uint8_t* deltas, const T* x,
-                                          std::uint32_t step_begin, std::uint32_t step_end, std::uint32_t col,
-                                          int lane, float* out, std::index_sequence<I...>) {
-  (void)((variant == static_cast<int>(I) &&
-          (ec_piece<kEcVariants[I].group, kEcVariants[I].vec, kEcVariants[I].delta_bits>(values, deltas, x, step_begin,
-                                                                                        step_end, col, lane, out),
-           true)) ||
-         ...);
-}
-
-// Kernel 1: warps stride over the pieces. T: __half or __nv_bfloat16 (values and x). The set table is
-// __grid_constant__: indexed by a runtime set, a plain by-value parameter is copied to local memory.
-template <class T>
+// Kernel 1, one launch per set: warps stride over the set's pieces [first, last). Each variant of
+// kEcVariants is its own kernel, so each gets the registers it needs: one kernel switching over
+// all of them would give every piece the register count (and occupancy) of the largest, G = 8.
+// T: __half or __nv_bfloat16 (values and x); values / deltas point at the set's arrays.
+template <class T, int I>
 __global__ void __launch_bounds__(256)
-    ec_pieces_kernel(const __grid_constant__ EcDeviceSets sets, const uint4* __restrict__ pieces, std::int64_t n_pieces,
-                     const std::uint32_t* __restrict__ lane_start, const T* __restrict__ values,
-                     const std::uint8_t* __restrict__ deltas, const T* __restrict__ x, float* __restrict__ partials) {
+    ec_set_kernel(const uint4* __restrict__ pieces, std::int64_t first, std::int64_t last,
+                  const std::uint32_t* __restrict__ lane_start, const T* __restrict__ values,
+                  const std::uint8_t* __restrict__ deltas, const T* __restrict__ x, float* __restrict__ partials) {
+  constexpr EcVariant kV = kEcVariants[I];
   const int lane = static_cast<int>(threadIdx.x & 31);
   const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x >> 5);
-  for (std::int64_t w = std::int64_t{blockIdx.x} * (blockDim.x >> 5) + (threadIdx.x >> 5); w < n_pieces; w += warps) {
+  for (std::int64_t w = first + std::int64_t{blockIdx.x} * (blockDim.x >> 5) + (threadIdx.x >> 5); w < last; w += warps) {
     const uint4 pc = __ldg(pieces + w);  // {step_begin, step_end, partial, set}: the same 16 bytes on every lane
     const std::uint32_t col = __ldg(lane_start + w * 32 + lane);
-    run_piece<T>(sets.variant[pc.w], values + sets.value_offset[pc.w], deltas + sets.delta_offset[pc.w], x, pc.x, pc.y,
-                 col, lane, partials + pc.z, std::make_index_sequence<kEcVariants.size()>{});
+    ec_piece<kV.group, kV.vec, kV.delta_bits>(values, deltas, x, pc.x, pc.y, col, lane, partials + pc.z);
   }
 }
 

@@ -36,13 +36,14 @@ static_assert(ec_variant(8, ec::long_vec(8, 2), 4) >= 0 && ec_variant(4, ec::lon
               ec_variant(2, ec::long_vec(2, 2), 4) >= 0 && ec_variant(1, ec::long_vec(1, 2), 8) >= 0,
               "the compiled list follows ec::long_vec for 16-bit values");
 
-// Per-set descriptors, passed to kernel 1 by value. Offsets are in elements of the concatenated
+// Per-set descriptors: one launch of kernel 1 per set that has pieces. Offsets are in elements of the concatenated
 // values buffer and bytes of the deltas buffer; each set starts 16-byte aligned in both.
 inline constexpr int kEcMaxSets = 6;
 struct EcDeviceSets {
   std::uint64_t value_offset[kEcMaxSets] = {};
   std::uint64_t delta_offset[kEcMaxSets] = {};
   int variant[kEcMaxSets] = {-1, -1, -1, -1, -1, -1};  // index in kEcVariants; -1: the set has no pieces
+  std::int64_t piece_begin[kEcMaxSets + 1] = {};       // the set's pieces: [piece_begin[s], piece_begin[s + 1])
 };
 
 template <class T>
