@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   app.add_option("--bench-results", o.bench_dir, "GPU benchmark results directory");
   app.add_option("--bandwidth", o.bandwidth, "model-only roofline bandwidth, bytes/s (measured rows use their run's copy_gbps)");
   app.add_option("--seed", o.seed, "Monte Carlo seed");
-  app.add_option("--only", o.only, "notebook numbers to build (1-6)");
+  app.add_option("--only", o.only, "notebook numbers to build (1-7)");
   app.add_flag("--quick", o.quick, "10x fewer Monte Carlo rows");
   CLI11_PARSE(app, argc, argv);
   try {
