@@ -1,7 +1,7 @@
 # The dependency rules of the source tree (DEVELOPERS.md), checked on every #include:
 #   - reference/ and analysis/ include nothing from kernels/, bench/, tools/ or notebooks_cpp/, and
 #     reference/ no CUDA header;
-#   - reference/warp/ (the emulator) includes no format (reference/macko, csr, sparse24, sparse);
+#   - reference/warp/ (the emulator) includes no format (reference/macko, ec, csr, sparse24, sparse);
 #   - kernels/ includes no warp model (reference/*/*_model.hpp);
 #   - bench/ includes only public kernel headers: kernels/<algo>/*.hpp and kernels/common/.
 # Prints the folder-to-folder include graph and fails on the first broken rule. Run as
@@ -30,7 +30,7 @@ foreach(src IN LISTS sources)
       set(why "reference/ and analysis/ do not depend on programs or kernels")
     elseif(src MATCHES "^reference/" AND inc MATCHES "^cuda")
       set(why "reference/ is host only: no CUDA header")
-    elseif(src MATCHES "^reference/warp/" AND inc MATCHES "^reference/(macko|csr|sparse24|sparse)/")
+    elseif(src MATCHES "^reference/warp/" AND inc MATCHES "^reference/(macko|ec|csr|sparse24|sparse)/")
       set(why "the warp emulator knows no format")
     elseif(src MATCHES "^kernels/" AND inc MATCHES "^reference/.*_model\\.hpp$")
       set(why "a kernel does not include its warp model")

@@ -10,7 +10,7 @@
 
 #include "kernels/ec/ec_spmv.cuh"
 #include "kernels/ec/ec_spmv.hpp"
-#include "reference/ec/ec_spmv_model.hpp"
+#include "reference/ec/ec_schedule.hpp"
 
 namespace warpsparse::gpu {
 

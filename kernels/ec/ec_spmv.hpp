@@ -66,7 +66,7 @@ struct DeviceEc {
 };
 
 // Validates the matrix (every walked column < cols) and the plan against it (ec_plan_fault in
-// reference/ec/ec_spmv_model.hpp), refuses a set with pieces whose (G, v, delta bits) is not in
+// reference/ec/ec_schedule.hpp), refuses a set with pieces whose (G, v, delta bits) is not in
 // kEcVariants, and copies both to the device.
 template <class T>
 DeviceEc<T> upload_ec(const Ec<T>& a, const ec::Plan& plan);

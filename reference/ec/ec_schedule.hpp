@@ -7,6 +7,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,3 +118,73 @@ Plan make_plan(const Ec<T>& a, const DeviceFacts& d, const Rules& r = {}) {
 }
 
 }  // namespace warpsparse::ec
+
+namespace warpsparse {
+
+// Why a plan does not fit its matrix, or nullopt. The kernels rely on all of it: pieces in set,
+// block and step order cover every step once; partials are handed out in piece order, G per
+// piece; each lane_start is the lane's running column before the piece's first slot; each row
+// lists exactly its own partials, in piece order. O(stored slots).
+template <class T>
+std::optional<std::string> ec_plan_fault(const Ec<T>& a, const ec::Plan& p) {
+  const auto pieces = static_cast<std::int64_t>(p.pieces.size());
+  if (p.clip_steps.size() != a.sets.size())
+    return std::to_string(p.clip_steps.size()) + " clip lengths for " + std::to_string(a.sets.size()) + " sets";
+  if (static_cast<std::int64_t>(p.lane_start.size()) != pieces * ec::kLanes)
+    return std::to_string(p.lane_start.size()) + " lane starts for " + std::to_string(pieces) + " pieces";
+  if (static_cast<std::int64_t>(p.row_part_ptr.size()) != a.rows + 1 || p.row_part_ptr[0] != 0)
+    return "row_part_ptr has " + std::to_string(p.row_part_ptr.size()) + " entries for " + std::to_string(a.rows) + " rows";
+  if (static_cast<std::int64_t>(p.row_parts.size()) != p.partials || p.row_part_ptr.back() != p.row_parts.size())
+    return "row_parts has " + std::to_string(p.row_parts.size()) + " entries for " + std::to_string(p.partials) + " partials";
+  std::vector<std::uint32_t> owner;  // row of each partial
+  owner.reserve(static_cast<std::size_t>(p.partials));
+  std::int64_t i = 0;
+  for (std::size_t si = 0; si < a.sets.size(); ++si) {
+    const EcSet<T>& s = a.sets[si];
+    for (std::int64_t b = 0; b < s.blocks(); ++b) {
+      const std::int64_t b0 = s.step_ptr[b], b1 = s.step_ptr[b + 1];
+      const std::int64_t first = i;
+      for (std::int64_t at = b0; at < b1; ++i) {
+        const std::string where = "piece " + std::to_string(i);
+        if (i >= pieces) return where + " missing: set " + std::to_string(si) + " block " + std::to_string(b) + " step " + std::to_string(at);
+        const ec::Piece& pc = p.pieces[static_cast<std::size_t>(i)];
+        if (pc.set != si || pc.block != b || pc.step_begin != at || pc.step_end <= at || pc.step_end > b1)
+          return where + " is set " + std::to_string(pc.set) + " block " + std::to_string(pc.block) + " steps [" +
+                 std::to_string(pc.step_begin) + ", " + std::to_string(pc.step_end) + "), expected set " + std::to_string(si) +
+                 " block " + std::to_string(b) + " from step " + std::to_string(at) + " to at most " + std::to_string(b1);
+        if (pc.partial != owner.size())
+          return where + " stores to partial " + std::to_string(pc.partial) + ", expected " + std::to_string(owner.size());
+        for (int k = 0; k < s.group; ++k) owner.push_back(s.rows[static_cast<std::size_t>(b * s.group + k)]);
+        at = pc.step_end;
+      }
+      // Each lane's running column at each of the block's pieces.
+      for (int l = 0; l < ec::kLanes; ++l) {
+        std::int64_t c = s.bases[static_cast<std::size_t>(b * ec::kLanes + l)];
+        for (std::int64_t q = first; q < i; ++q) {
+          const ec::Piece& pc = p.pieces[static_cast<std::size_t>(q)];
+          if (p.lane_start[static_cast<std::size_t>(q * ec::kLanes + l)] != c)
+            return "piece " + std::to_string(q) + " lane " + std::to_string(l) + " starts at column " +
+                   std::to_string(p.lane_start[static_cast<std::size_t>(q * ec::kLanes + l)]) + ", the walk is at " + std::to_string(c);
+          for (std::int64_t j = (std::int64_t{pc.step_begin} - b0) * s.vec; j < (std::int64_t{pc.step_end} - b0) * s.vec; ++j)
+            c += s.delta(b0 * s.step_slots() + ec::slot_position(j, l, s.vec), a.delta_bits);
+        }
+      }
+    }
+  }
+  if (i != pieces) return std::to_string(pieces) + " pieces, the sets' steps need " + std::to_string(i);
+  if (static_cast<std::int64_t>(owner.size()) != p.partials)
+    return std::to_string(p.partials) + " partials, the pieces store " + std::to_string(owner.size());
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    if (p.row_part_ptr[r + 1] < p.row_part_ptr[r]) return "row_part_ptr decreases at row " + std::to_string(r);
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    for (std::uint32_t k = p.row_part_ptr[r]; k < p.row_part_ptr[r + 1]; ++k) {
+      const std::uint32_t q = p.row_parts[k];
+      // Strictly increasing and owned by r: with as many entries as partials, each is listed once.
+      if (q >= owner.size() || owner[q] != r || (k > p.row_part_ptr[r] && q <= p.row_parts[k - 1]))
+        return "row " + std::to_string(r) + " lists partial " + std::to_string(q) + " out of order or of another row";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace warpsparse
