@@ -43,24 +43,29 @@ struct EcSet {
            static_cast<unsigned>(ec::max_delta(bits));
   }
   std::string name() const { return "G=" + std::to_string(group) + (is_short ? " short" : group == 1 ? " long" : ""); }
-  // Walks every lane of every block in slot order: f(block, lane, j, position, delta, column) with
-  // the running column after the delta is added. Stops (and returns false) when f returns false.
-  // The one walk that validation, storage accounting and the decoder share.
+  // Walks every lane of block b in slot order: f(block, lane, j, position, delta, column) with the
+  // running column after the delta is added. Stops (and returns false) when f returns false.
+  // The one walk that validation, storage accounting, the decoder and the file reader share.
   template <class F>
-  bool walk(int bits, F&& f) const {
-    for (std::int64_t b = 0; b < blocks(); ++b) {
-      const std::int64_t first = std::int64_t{step_ptr[b]} * step_slots();
-      const std::int64_t L = (std::int64_t{step_ptr[b + 1]} - step_ptr[b]) * vec;
-      for (int l = 0; l < ec::kLanes; ++l) {
-        std::int64_t c = bases[static_cast<std::size_t>(b * ec::kLanes + l)];
-        for (std::int64_t j = 0; j < L; ++j) {
-          const std::int64_t p = first + ec::slot_position(j, l, vec);
-          const unsigned d = delta(p, bits);
-          c += d;
-          if (!f(b, l, j, p, d, c)) return false;
-        }
+  bool walk_block(std::int64_t b, int bits, F&& f) const {
+    const std::int64_t first = std::int64_t{step_ptr[b]} * step_slots();
+    const std::int64_t L = (std::int64_t{step_ptr[b + 1]} - step_ptr[b]) * vec;
+    for (int l = 0; l < ec::kLanes; ++l) {
+      std::int64_t c = bases[static_cast<std::size_t>(b * ec::kLanes + l)];
+      for (std::int64_t j = 0; j < L; ++j) {
+        const std::int64_t p = first + ec::slot_position(j, l, vec);
+        const unsigned d = delta(p, bits);
+        c += d;
+        if (!f(b, l, j, p, d, c)) return false;
       }
     }
+    return true;
+  }
+  // The same over every block.
+  template <class F>
+  bool walk(int bits, F&& f) const {
+    for (std::int64_t b = 0; b < blocks(); ++b)
+      if (!walk_block(b, bits, f)) return false;
     return true;
   }
 };

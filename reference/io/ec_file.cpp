@@ -178,18 +178,11 @@ std::optional<std::pair<EcFault, std::int64_t>> duplicate_fault(const Ec<T>& m) 
   // Walks block (set, block) for its k-th row: f(column, value index) for each nonzero slot.
   auto walk = [&](const Entry& e, auto&& f) {
     const EcSet<T>& s = m.sets[e.set];
-    const std::int64_t b = e.block;
-    const std::int64_t first = std::int64_t{s.step_ptr[b]} * s.step_slots();
-    const std::int64_t L = (std::int64_t{s.step_ptr[b + 1]} - s.step_ptr[b]) * s.vec;
-    for (int l = 0; l < ec::kLanes; ++l) {
-      std::int64_t c = s.bases[static_cast<std::size_t>(b * ec::kLanes + l)];
-      for (std::int64_t j = 0; j < L; ++j) {
-        const std::int64_t p = first + ec::slot_position(j, l, s.vec);
-        c += s.delta(p, m.delta_bits);
-        const std::int64_t vi = p * s.group + e.k;
-        if (!is_zero(s.values[static_cast<std::size_t>(vi)])) f(c, vi);
-      }
-    }
+    s.walk_block(e.block, m.delta_bits, [&](std::int64_t, int, std::int64_t, std::int64_t p, unsigned, std::int64_t c) {
+      const std::int64_t vi = p * s.group + e.k;
+      if (!is_zero(s.values[static_cast<std::size_t>(vi)])) f(c, vi);
+      return true;
+    });
   };
   std::vector<std::int64_t> cols;
   for (std::size_t i = 0; i < entries.size();) {
