@@ -49,6 +49,7 @@ struct LaunchArgs {
   std::int64_t rows, cols;
   float alpha, beta;
   const std::int32_t* split_bases;
+  detail::GridSplit grid;
   int warps_per_block, blocks_per_sm;
   cudaStream_t stream;
 };
@@ -70,7 +71,8 @@ void launch_variant(const LaunchArgs<TD, TYD>& g) {
   // Schedule::valid: the split count divides wpb.
   const int rows_per_block = wpb / kS.row_splits * kS.rows_per_warp();
   const int threads = 32 * wpb;
-  std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  const std::int64_t units = rows * g.grid.parts;  // grid splits: one warp per part of a row
+  std::int64_t blocks = (units + rows_per_block - 1) / rows_per_block;
   std::int64_t cap = blocks;  // at most this many blocks: the resident ones on a persistent grid
   std::size_t smem = 0;
   int dev = 0, sms = 0;
@@ -111,8 +113,13 @@ void launch_variant(const LaunchArgs<TD, TYD>& g) {
   // measurement). The bits do not change: a row's warp does the same work whichever warp it is.
   blocks = macko::balanced_blocks(blocks, cap);
   blocks = std::min<std::int64_t>(blocks, 0x7fffffff);  // more rows than that: the warps stride
-  kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), smem, g.stream>>>(
-      g.values, g.deltas, g.row_ptr, g.x, g.y, rows, cols, g.alpha, g.beta, g.split_bases);
+  const dim3 grid(static_cast<unsigned>(blocks)), block(static_cast<unsigned>(threads));
+  if constexpr (kS.x_shared)
+    kernel<<<grid, block, smem, g.stream>>>(g.values, g.deltas, g.row_ptr, g.x, g.y, rows, cols, g.alpha, g.beta,
+                                           g.split_bases);
+  else
+    kernel<<<grid, block, smem, g.stream>>>(g.values, g.deltas, g.row_ptr, g.x, g.y, rows, cols, g.alpha, g.beta,
+                                           g.split_bases, g.grid);
 }
 
 // One launcher per compiled variant and delta width (nullptr where that width is not built):
@@ -181,7 +188,12 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements)
   d.wide = a.row_ptr.wide || a.padded_length() > narrow_max_elements;
   const std::vector<std::int32_t> split_bases = macko_split_bases(a);  // for Schedule::row_splits > 1
   const std::uint64_t widened = d.wide && !a.row_ptr.wide ? a.row_ptr.narrow.size() * 4 : 0;
-  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened;
+  const std::uint64_t workspace =
+      a.rows <= macko::kGridSplitMaxRows
+          ? static_cast<std::uint64_t>(a.rows) * 4 +
+                4 * static_cast<std::uint64_t>(std::min<std::int64_t>(macko::kGridSplitMaxParts, a.rows * macko::kMaxGridSplits * 8))
+          : 0;
+  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened + workspace;
   std::size_t free_b = 0, total_b = 0;
   WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
   require(need <= free_b, "MACKO matrix needs " + std::to_string(need) + " bytes on the device, only " +
@@ -189,6 +201,11 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements)
   d.values = DeviceBuffer<T>(a.values);
   d.deltas = DeviceBuffer<std::uint8_t>(a.deltas);
   d.split_bases = DeviceBuffer<std::int32_t>(split_bases);
+  if (a.rows <= macko::kGridSplitMaxRows) {  // few rows: the workspace of Schedule::grid_splits
+    d.split_arrivals = DeviceBuffer<std::uint32_t>(std::vector<std::uint32_t>(static_cast<std::size_t>(a.rows), 0));
+    d.split_partials = DeviceBuffer<float>(static_cast<std::size_t>(
+        (workspace - static_cast<std::uint64_t>(a.rows) * 4) / 4));
+  }
   if (a.row_ptr.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
   else if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(std::vector<std::uint64_t>(a.row_ptr.narrow.begin(), a.row_ptr.narrow.end()));
   else d.row_ptr32 = DeviceBuffer<std::uint32_t>(a.row_ptr.narrow);
@@ -209,6 +226,14 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
     throw Error("MACKO batch " + std::to_string(s.batch) + ": x must be aligned to " +
                 std::to_string(sizeof(T) * static_cast<std::size_t>(s.batch)) +
                 " bytes (one column's values are one vector load)");
+  if (!macko::grid_split_fits(s, a.rows)) {
+    const std::int64_t parts = a.rows * s.grid_splits * s.batch;
+    throw Error("MACKO schedule " + macko::to_string(s) + ": " + std::to_string(a.rows) + " rows x " +
+                  std::to_string(s.grid_splits) + " grid splits x batch " + std::to_string(s.batch) + " = " +
+                  std::to_string(parts) + " parts: the grid-split workspace serves at most " +
+                  std::to_string(macko::kGridSplitMaxRows) + " rows and " + std::to_string(macko::kGridSplitMaxParts) +
+                  " parts");
+  }
   using TD = device_t<T>;
   using TYD = device_t<TY>;
   const LaunchArgs<TD, TYD> g{a.wide,
@@ -222,6 +247,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
                               alpha,
                               beta,
                               a.split_bases.get(),
+                              detail::GridSplit{s.grid_splits, a.split_partials.get(), a.split_arrivals.get()},
                               s.warps_per_block,
                               s.blocks_per_sm,
                               stream};

@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cuda/atomic>
 
 #include "kernels/common/device_types.cuh"
 #include "kernels/common/ptx_loads.cuh"
@@ -186,6 +187,7 @@ struct KernelConfig {
   static constexpr bool kPrefetch = kSched.prefetch;
   static constexpr int kLaneElems = kSched.lane_elems;
   static constexpr int kSplits = kSched.row_splits;
+  static constexpr bool kGridSplit = kSched.grid_splits > 1;  // the count is GridSplit::parts
   static constexpr bool kXShared = kSched.x_shared;
   static constexpr int kBatch = kSched.batch;
   static constexpr bool kXSwizzle = kSched.x_swizzle;
@@ -493,6 +495,14 @@ __device__ __forceinline__ unsigned trace_smid() {
 }
 #endif
 
+// Schedule::grid_splits: the parts of each row and the matrix's workspace (DeviceMacko::split_partials,
+// split_arrivals). parts = 1 in every other kernel.
+struct GridSplit {
+  int parts = 1;
+  float* partials = nullptr;   // rows x parts x batch reduced parts
+  unsigned* arrivals = nullptr;  // per row: the parts done so far (0 between launches)
+};
+
 // Named barrier over the `threads` threads (a multiple of 32) of the warps that share a row.
 __device__ __forceinline__ void row_group_bar(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
@@ -508,7 +518,7 @@ template <class Cfg, class T, class TY, class XSrc>
 __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                           const void* __restrict__ row_ptr, const XSrc& x, TY* __restrict__ y,
                                           std::int64_t rows, float alpha, float beta,
-                                          const std::int32_t* __restrict__ split_bases) {
+                                          const std::int32_t* __restrict__ split_bases, GridSplit gs = {}) {
   constexpr int DB = Cfg::kDeltaBits;
   // A compile-time split count keeps the one-warp-per-row kernels as they were (the runtime
   // version cost 9-16 more registers per thread in every variant).
@@ -516,6 +526,9 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   constexpr int L = Cfg::kRowLanes;
   constexpr int kRowsPerWarp = Cfg::kSched.rows_per_warp();
   static_assert(L == 32 || (splits == 1 && Cfg::kBatch == 1), "Schedule::valid: 16 lanes per row, one part, one vector");
+  static_assert(!Cfg::kGridSplit || (splits == 1 && L == 32), "Schedule::valid: grid splits walk whole warps");
+  // Work units of the grid: rows (row pairs with 16 lanes per row), or rows x parts with grid splits.
+  const std::int64_t units = Cfg::kGridSplit ? rows * gs.parts : rows;
   const int lane = threadIdx.x & (L - 1);   // the lane's index among its row's L lanes
   const int half = static_cast<int>(threadIdx.x & 31) / L;  // which of the warp's rows (0 with L = 32)
   const int warp = static_cast<int>(threadIdx.x >> 5);
@@ -523,9 +536,11 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
   const int sp = warp % splits;                                    // this warp's part of the row
   const std::int64_t stride = std::int64_t(gridDim.x) * groups;
   bool x_ready = false;  // x.ready() is called once per warp: before its first arithmetic, or at the end
-  for (std::int64_t unit = std::int64_t(blockIdx.x) * groups + warp / splits; unit * kRowsPerWarp < rows;
+  for (std::int64_t unit = std::int64_t(blockIdx.x) * groups + warp / splits; unit * kRowsPerWarp < units;
        unit += stride) {  // uniform over the row's warps: no row pointer is read past rows
-    const std::int64_t row = unit * kRowsPerWarp + half;
+    // With grid splits the unit is part gp of its row; the parts of a row are adjacent units.
+    const std::int64_t row = Cfg::kGridSplit ? unit / gs.parts : unit * kRowsPerWarp + half;
+    const int gp = Cfg::kGridSplit ? static_cast<int>(unit - row * gs.parts) : 0;
     const bool has_row = kRowsPerWarp == 1 || row < rows;  // a last odd row leaves the second half idle
 #ifdef WS_MACKO_TRACE
     const unsigned long long trace_t0 = trace_now();
@@ -543,10 +558,12 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
     // one measured before row splits existed.)
     static_assert((macko::align_unit(DB) & (macko::align_unit(DB) - 1)) == 0);
     Idx start = begin & ~Idx{macko::align_unit(DB) - 1}, stop = end, lo = begin;
-    if constexpr (splits > 1) {
+    const int part = Cfg::kGridSplit ? gp : sp;  // this warp's part of the row, of `parts`
+    const int parts = Cfg::kGridSplit ? gs.parts : splits;
+    if constexpr (splits > 1 || Cfg::kGridSplit) {
       const macko::RowAligner ra(begin, end, DB);
-      start = static_cast<Idx>(ra.split_start(sp, splits));
-      stop = static_cast<Idx>(ra.split_start(sp + 1, splits));
+      start = static_cast<Idx>(ra.split_start(part, parts));
+      stop = static_cast<Idx>(ra.split_start(part + 1, parts));
       lo = start > begin ? start : begin;
     }
     // Where the warp stops stepping, in this row's offsets: with two rows per warp, the longer row's
@@ -565,7 +582,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
 #pragma unroll
       for (int k = 0; k < Cfg::kAcc; ++k) acc[b][k] = 0.0f;
     int base = -1;  // column of the last element consumed (the row starts before column 0)
-    if (splits > 1 && sp > 0 && start < stop) {  // warp-uniform: lane 0 loads the part's starting column
+    if (parts > 1 && part > 0 && start < stop) {  // warp-uniform: lane 0 loads the part's starting column
       int b = 0;
       if (lane == 0) b = split_bases[start / macko::kSplitUnit];
       base = __shfl_sync(0xffffffffu, b, 0);
@@ -621,13 +638,44 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       }
       row_group_bar(1 + warp / splits, 32 * splits);  // parts are rewritten for the next row
     }
+    // The warp that stores the row: its first (in-block splits), or the last to finish (grid splits).
+    bool stores = sp == 0;
+    if constexpr (Cfg::kGridSplit) {
+      // Lane 0 publishes the part and counts it in with one acquire-release add: the release
+      // publishes the part, the acquire (for the last warp) makes every other part visible, and
+      // __syncwarp passes that on to the warp's other lanes. One gpu-scope fence fewer than
+      // __threadfence on both sides; the split kernel's floor is these round trips.
+      float* mine = gs.partials + (row * gs.parts + gp) * NB;
+      unsigned arrived = 0;
+      if (lane == 0) {
+#pragma unroll
+        for (int b = 0; b < NB; ++b) mine[b] = sum[b];
+        arrived = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(gs.arrivals[row])
+                      .fetch_add(1u, cuda::std::memory_order_acq_rel);
+      }
+      __syncwarp();
+      stores = __shfl_sync(0xffffffffu, arrived, 0) == static_cast<unsigned>(gs.parts - 1);
+      if (stores) {  // warp-uniform: every other part is published; read them past L1 (ld.cg)
+        const float* row_parts = gs.partials + row * gs.parts * NB;
+#pragma unroll
+        for (int b = 0; b < NB; ++b) {
+          // The warp model's grid_part_sum order: lane l adds parts l, l + 32, ..., then the butterfly.
+          float s = 0.0f;
+          for (int k = lane; k < gs.parts; k += 32) s = __fadd_rn(s, __ldcg(row_parts + k * NB + b));
+#pragma unroll
+          for (int off = 16; off >= 1; off >>= 1) s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, off));
+          sum[b] = s;
+        }
+        if (lane == 0) gs.arrivals[row] = 0;  // ready for the next launch
+      }
+    }
     if constexpr (NB == 1) {
-      if (sp == 0 && lane == 0 && has_row) {
+      if (stores && lane == 0 && has_row) {
         float out = __fmul_rn(alpha, sum[0]);
         if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
         y[row] = from_f32<TY>(out);
       }
-    } else if (sp == 0 && lane < NB) {
+    } else if (stores && lane < NB) {
       // Lane b stores vector b's element: one coalesced store of the row's NB outputs.
       float mine = sum[0];
 #pragma unroll
@@ -639,7 +687,7 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       *yr = from_f32<TY>(out);
     }
 #ifdef WS_MACKO_TRACE
-    if (sp == 0 && lane == 0 && has_row && g_row_trace != nullptr)
+    if (stores && lane == 0 && has_row && g_row_trace != nullptr)
       g_row_trace[row] = RowTrace{trace_t0, trace_now(), trace_smid(),
                                   static_cast<unsigned>(blockIdx.x * (blockDim.x >> 5) + static_cast<unsigned>(warp))};
 #endif
@@ -652,11 +700,11 @@ template <class Cfg, class T, class TY>
 __global__ void macko_spmv_kernel(const T* __restrict__ values, const std::uint8_t* __restrict__ deltas,
                                   const void* __restrict__ row_ptr, const T* __restrict__ x,
                                   TY* __restrict__ y, std::int64_t rows, std::int64_t cols, float alpha,
-                                  float beta, const std::int32_t* __restrict__ split_bases) {
+                                  float beta, const std::int32_t* __restrict__ split_bases, GridSplit gs) {
   static_assert(sizeof(T) == 2, "16-bit values: one lane's E values are one 2E-byte vector");
   static_assert(!Cfg::kXShared, "x_shared schedules run macko_spmv_xs_kernel");
   (void)cols;
-  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T, Cfg::kBatch>{x}, y, rows, alpha, beta, split_bases);
+  spmv_rows<Cfg>(values, deltas, row_ptr, GlobalX<T, Cfg::kBatch>{x}, y, rows, alpha, beta, split_bases, gs);
 }
 
 // x staged in shared memory (Schedule::x_shared). The block copies x (cols x batch elements) once: 16-byte

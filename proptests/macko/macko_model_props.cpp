@@ -8,6 +8,7 @@
 //
 // x is finite here on purpose: MACKO multiplies its padding zeros by x[col], so an Inf or NaN in
 // x under a padding element gives NaN where the sparse oracle does not (a dense GEMV would too).
+#include <utility>
 #include <algorithm>
 #include <vector>
 
@@ -337,9 +338,14 @@ TEST_CASE("MACKO row splits: the split-base table holds the running column; spli
   const std::vector<float> y_old;
   macko::Schedule s;
   const auto y1 = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s);
-  for (const int splits : {2, 4, 8}) {
-    s.row_splits = splits;
+  // Splits over the warps of a block, then over warps of the grid (grid_part_sum's order; 100 parts
+  // of rows 6 split units long leaves most of them empty).
+  for (const auto& [row_splits, grid_splits] : {std::pair{2, 1}, {4, 1}, {8, 1}, {1, 2}, {1, 3}, {1, 6}, {1, 100}}) {
+    s.row_splits = row_splits;
+    s.grid_splits = grid_splits;
     s.warps_per_block = 8;
+    const int splits = s.row_parts();
+    INFO(macko::to_string(s));
     SpmvTraffic tr;
     const auto ys = macko_spmv_model<half, half, float>(a, x, y_old, 1.0f, 0.0f, s, &tr);
     auto chain = [&](std::int64_t) { return macko_chain_length(a.emitted(), 4, s); };

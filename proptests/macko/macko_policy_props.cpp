@@ -138,9 +138,9 @@ TEST_CASE("the rules, one by one (H100)") {
   CHECK(pick(5000, 5000, 0.5, 1, 2) == macko::Schedule{});
   // x in shared memory where cols >= rows (16-warp blocks) and on tall matrices of <= 9216 columns
   // (4-warp blocks); rows of wide matrices past x_shared's reach split over 2 warps through L1.
-  CHECK(pick(300, 5000, 0.5) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
+  CHECK(pick(1000, 5000, 0.5) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
   CHECK(pick(5001, 4500, 0.5) == macko::Schedule{.x_shared = true});
-  CHECK(pick(20, 49157, 0.5) == macko::Schedule{.row_splits = 2, .warps_per_block = 8});
+  CHECK(pick(2200, 49157, 0.5) == macko::Schedule{.row_splits = 2, .warps_per_block = 8});
   CHECK_FALSE(pick(60000, 50000, 0.5).x_shared);
   CHECK(pick(5001, 5000, 0.3).x_shared);  // 1500 nonzeros per row
   CHECK(pick(30000, 8192, 0.2).x_shared);
@@ -185,6 +185,28 @@ TEST_CASE("the rules, one by one (H100)") {
   CHECK(pick(short_tail, 20000, 0.2).row_splits == 1);   // 2000 nonzeros per half row
 }
 
+TEST_CASE("grid splits: few rows of >= 8 split units over the grid's warps, 16 per SM, in >= 4 parts") {
+  // As many parts as 16 warps per SM give (132 SMs), at most one per split unit and 1024 in all.
+  CHECK(pick(1, 65536, 0.5) == macko::Schedule{.grid_splits = 128});
+  CHECK(pick(1, 1048576, 0.5).grid_splits == 1024);
+  CHECK(pick(33, 100000, 0.5).grid_splits == 64);
+  CHECK(pick(300, 40000, 0.5).grid_splits == 7);
+  CHECK(pick(8, 4096, 0.5).grid_splits == 8);
+  // Whole rows: fewer than 8 units (the reduction costs more than it saves), fewer than 4 parts,
+  // or rows enough for the GPU.
+  CHECK(pick(8, 4096, 0.1).grid_splits == 1);
+  CHECK(pick(1000, 8192, 0.5).grid_splits == 1);
+  CHECK(pick(2200, 49157, 0.5).grid_splits == 1);
+  // A matrix's padding counts: 491 nonzeros at d = 0.01 on 49157 columns take ~3000 4-bit elements.
+  macko::MatrixStats padded = shape(20, 49157, 0.01);
+  CHECK(macko::choose_schedule(padded, kH100).grid_splits == 1);
+  padded.row_elements = 3000;
+  CHECK(macko::choose_schedule(padded, kH100).grid_splits == 11);
+  // Not 4-bit, batches: no grid-split kernel is built.
+  CHECK(pick(1, 65536, 0.5, 1, 8).grid_splits == 1);
+  CHECK(pick(1, 65536, 0.5, 2).grid_splits == 1);
+}
+
 TEST_CASE("batches: x in shared memory while it fits, else through L1 by the rows' density") {
   for (const int nb : {2, 4}) {
     CHECK(pick(28672, 8192, 0.1, nb) == macko::Schedule{.x_shared = true, .batch = nb, .warps_per_block = 16});
@@ -203,7 +225,7 @@ TEST_CASE("x_swizzle: on where the sampled gathers collide in banks (N:M rows), 
   namespace an = analysis;
   for (const auto kind : {an::Pattern::nm_2_4, an::Pattern::nm_4_8, an::Pattern::exact_nnz}) {
     for (const auto& [rows, cols] :
-         {std::pair<std::int64_t, std::int64_t>{3000, 4099}, {300, 40000}, {20000, 1000}, {12000, 10000}}) {
+         {std::pair<std::int64_t, std::int64_t>{3000, 4099}, {1000, 24000}, {20000, 1000}, {12000, 10000}}) {
       const auto m = an::generate<half>({kind, 0.5, 0}, rows, cols, 557);
       const macko::Schedule s = macko::choose_schedule(macko::matrix_stats(encode_macko(m)), kH100);
       const macko::Schedule by_shape = pick(rows, cols, 0.5);

@@ -2,6 +2,7 @@
 // and the model == the double oracle within the derived fp32 bound. Fresh random cases every run
 // (rapidcheck prints the seed to replay). Also: the device facts the schedule policy plans with are
 // this device's.
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
@@ -155,6 +156,11 @@ rc::Gen<Case> gen_case(int variant, bool big) {
     if (c.sched.x_shared) c.cols = std::min<std::int64_t>(c.cols, 90000 / c.sched.batch);
     c.sched.warps_per_block = c.sched.row_splits * *rc::gen::element(1, 2, 4, 8, 12).as("rows per block");
     c.sched.blocks_per_sm = *rc::gen::element(0, 0, 1, 4).as("blocks_per_sm (0: a warp per row)");
+    if (c.sched.grid_splits > 1) {  // any count the workspace holds, empty parts included
+      const int want = *rc::gen::element(2, 3, 7, 32, 33, 100, macko::kMaxGridSplits).as("grid splits");
+      c.sched.grid_splits = static_cast<int>(std::max<std::int64_t>(
+          2, std::min<std::int64_t>(want, macko::kGridSplitMaxParts / std::max<std::int64_t>(c.rows * c.sched.batch, 1))));
+    }
     c.trailing = *rc::gen::arbitrary<bool>().as("trailing padding");
     c.wide = *rc::gen::element(false, false, false, true).as("wide row pointers");
     c.widen = !c.wide && *rc::gen::element(false, false, false, true).as("widened on upload");
@@ -258,8 +264,9 @@ TEST_CASE("MACKO kernel: fixed edge cases, the policy's schedules", "[gpu][macko
   run(3, 70000, 0.001, 2, false);    // very sparse wide rows: padding dominates
   run(1000, 64, 0.5, 1, false);
   run(1000, 64, 0.5, 8, false);
-  run(300, 5000, 0.5, 4, false);     // x in shared memory, cols >= rows
-  run(20, 49157, 0.5, 4, false);     // x too wide for shared memory: rows split over 2 warps
+  run(1000, 5000, 0.5, 4, false);    // x in shared memory, cols >= rows
+  run(2200, 49157, 0.5, 4, false);   // x too wide for shared memory: rows split over 2 warps
+  run(20, 49157, 0.5, 4, false);     // few long rows: each over many warps of the grid
   run(5001, 4500, 0.5, 4, false);    // tall: 4-warp blocks
   run(9504, 7168, 0.16, 4, false);   // tall, 7168 columns: 12-warp blocks where they do not add rows
   run(3001, 700, 0.3, 4, false);     // short rows: two rows per warp
@@ -277,6 +284,44 @@ TEST_CASE("MACKO kernel: fixed edge cases, the policy's schedules", "[gpu][macko
   run_pipe(5000, 1000, 0.5, 8, false);
   run_pipe(5000, 64, 0.01, 8, true);
   run_pipe(3000, 3000, 0.1, 4, false);
+}
+
+TEST_CASE("MACKO kernel: grid splits, one matrix launched again and again", "[gpu][macko]") {
+  // The arrival counters must be back at 0 after every launch: one upload, many launches with
+  // different split counts (more parts than split units leaves parts empty), each bit-exact.
+  for (const auto& [rows, cols, d] : {std::tuple{1, 65536, 0.5}, std::tuple{1, 1048576, 0.3}, std::tuple{33, 100000, 0.5},
+                                      std::tuple{8, 4096, 0.5}, std::tuple{64, 8192, 0.1}, std::tuple{5, 3000, 0.0},
+                                      std::tuple{2048, 700, 1.0}, std::tuple{3, 70000, 0.001}}) {
+    const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, d, 0}, rows, cols, 4242);
+    const Macko<half> a = encode_macko(m, MackoParams{4});
+    auto da = gpu::upload_macko(a);
+    std::mt19937_64 rng(rows * 7 + cols);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<half> x(static_cast<std::size_t>(cols)), y0(static_cast<std::size_t>(rows));
+    for (auto& v : x) v = half(u(rng));
+    for (auto& v : y0) v = half(u(rng));
+    gpu::DeviceBuffer<half> dx(x);
+    const macko::Schedule planned = policy(rows, cols, d);
+    for (const int gs : {planned.grid_splits, 2, 1000, 7, 64, 2}) {
+      const macko::Schedule s{.grid_splits = std::min<int>(gs, static_cast<int>(macko::kGridSplitMaxParts / rows))};
+      if (s.grid_splits < 2) continue;
+      INFO(rows << " x " << cols << " d = " << d << ": " << macko::to_string(s));
+      const std::vector<half> want = macko_spmv_model<half, half, half>(a, x, y0, 1.5f, -0.5f, s);
+      gpu::DeviceBuffer<half> dy(y0);
+      gpu::macko_spmv<half, half>(da, dx.get(), dy.get(), 1.5f, -0.5f, s);
+      const std::vector<half> got = dy.download();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        INFO("row " << r);
+        REQUIRE(raw_bits(got[r]) == raw_bits(want[r]));
+      }
+    }
+  }
+  // More parts than the workspace holds, or a matrix with too many rows for one, is refused by name.
+  const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.5, 0}, 3000, 64, 1);
+  auto da = gpu::upload_macko(encode_macko(m, MackoParams{4}));
+  gpu::DeviceBuffer<half> x(64), y(3000);
+  REQUIRE_THROWS_WITH((gpu::macko_spmv<half, half>(da, x.get(), y.get(), 1.f, 0.f, macko::Schedule{.grid_splits = 2})),
+                      Catch::Contains("gsplits=2") && Catch::Contains("workspace"));
 }
 
 TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {
@@ -328,7 +373,7 @@ TEST_CASE("MACKO kernel rejects a schedule that is not compiled", "[gpu][macko]"
 // densities; every row is padded to the ROMA unit (align_rows), so its elements start aligned
 // wherever it sits and its result depends on its own bytes only. Row r's output must then have the
 // bits of the warp model's output for distinct row r % kDistinct, computed on the small matrix and
-// checked there against the double oracle. (Row splits are left out: their split points are
+// checked there against the double oracle. (Row and grid splits are left out: their split points are
 // multiples of kSplitUnit in absolute offsets, so a row's parts differ between the two matrices.)
 // Needs about 6 GB of device memory and 6 GB of host memory; skipped with a message on less.
 TEST_CASE("MACKO kernel past 2^31 stored elements equals its warp model bit for bit", "[gpu][macko][large]") {
@@ -403,7 +448,7 @@ TEST_CASE("MACKO kernel past 2^31 stored elements equals its warp model bit for 
     // Every compiled variant of this batch that walks whole rows (row splits are left out: above).
     std::vector<macko::Schedule> scheds;
     for (const macko::CompiledVariant& v : macko::kCompiledVariants)
-      if (v.schedule.batch == nb && v.schedule.row_splits == 1 && (v.delta_bits & macko::delta_bit(4)) != 0) {
+      if (v.schedule.batch == nb && v.schedule.row_parts() == 1 && (v.delta_bits & macko::delta_bit(4)) != 0) {
         macko::Schedule sc = v.schedule;
         sc.warps_per_block = sc.x_shared ? 16 : 4;
         scheds.push_back(sc);

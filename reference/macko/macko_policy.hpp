@@ -3,6 +3,7 @@
 // can model the schedule that really runs, and CI tests every rule without a GPU. Each rule's
 // reason and measurement is in docs/macko-schedule.md; its thresholds are data, per GPU (Rules).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -44,6 +45,14 @@ struct Rules {
   // elements per lane, x in shared memory, 32-bit offsets) in this build for sm_90; a GPU test checks
   // it against the compiled kernel.
   int x_shared_kernel_registers = 49;
+  // Few long rows: a row of at least grid_split_min_row_units split units (macko::kSplitUnit
+  // elements) is cut over the warps of the grid (Schedule::grid_splits), as many as give
+  // grid_split_warps_per_sm warps per SM, one unit each at least, where that makes
+  // grid_split_min_parts parts or more. The parts' reduction costs about 2 us (three L2 round trips
+  // more than a whole row), so short rows, or rows enough to fill the GPU, stay whole.
+  int grid_split_warps_per_sm = 16;
+  int grid_split_min_row_units = 8;
+  int grid_split_min_parts = 4;
 };
 inline constexpr Rules kH100Rules{};
 
@@ -56,6 +65,8 @@ struct MatrixStats {
   std::int64_t rows = 0, cols = 0;  // rows = 0: shape unknown (one warp per row, x through L1)
   double density = 0.5;             // nnz / (rows * cols)
   int delta_bits = 4;
+  // Stored elements (nonzeros and padding) per row on average; 0: unknown, density x cols is used.
+  double row_elements = 0;
   // Share of shared-memory bank wavefronts the x swizzle saves on a sample of the matrix's gathers,
   // at 8 and at 4 elements per lane (macko_x_banks.hpp); 0 where not sampled.
   double swizzle_saving8 = 0, swizzle_saving4 = 0;
@@ -71,6 +82,7 @@ MatrixStats matrix_stats(const Macko<T>& a) {
   const double cells = static_cast<double>(a.rows) * static_cast<double>(a.cols);
   m.density = cells > 0 ? static_cast<double>(a.nnz) / cells : 0.0;
   m.delta_bits = a.delta_bits;
+  m.row_elements = a.rows > 0 ? static_cast<double>(a.emitted()) / static_cast<double>(a.rows) : 0.0;
   m.swizzle_saving8 = x_gather_wavefronts(a, kElemsPerLane).saving();
   m.swizzle_saving4 = x_gather_wavefronts(a, 4).saving();
   return m;
@@ -111,6 +123,18 @@ inline int x_shared_block_warps(const MatrixStats& m, const Rules& r) {
 inline bool swizzle_pays(const MatrixStats& m, const Rules& r, const Schedule& s) {
   const double saving = s.lane_elems == kElemsPerLane ? m.swizzle_saving8 : m.swizzle_saving4;
   return s.x_shared && s.batch == 1 && saving >= r.swizzle_min_saving;
+}
+
+// Grid splits for a matrix of few long rows (Schedule::grid_splits, Rules::grid_split_*): 1 where
+// the rows stay whole.
+inline int grid_splits_for(const MatrixStats& m, const DeviceFacts& d, const Rules& r) {
+  if (m.rows <= 0) return 1;
+  const double elems = m.row_elements > 0 ? m.row_elements : m.density * static_cast<double>(m.cols);
+  const auto units = static_cast<std::int64_t>(elems / double{kSplitUnit});
+  if (units < r.grid_split_min_row_units) return 1;
+  const std::int64_t by_warps = std::int64_t{d.sms} * r.grid_split_warps_per_sm / m.rows;
+  const Schedule s{.grid_splits = static_cast<int>(std::min({units, by_warps, std::int64_t{kMaxGridSplits}}))};
+  return s.grid_splits >= r.grid_split_min_parts && grid_split_fits(s, m.rows) ? s.grid_splits : 1;
 }
 
 // A schedule and the rules that made it, in the order they applied.
@@ -171,6 +195,13 @@ inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch 
   if (m.delta_bits != 4 || m.rows <= 0) {
     p.why.push_back(m.delta_bits != 4 ? std::to_string(m.delta_bits) + "-bit deltas: the default loads, x through L1"
                                       : "shape unknown: the default loads, x through L1");
+    return p;
+  }
+  if (const int gs = grid_splits_for(m, d, r); gs > 1) {
+    s.grid_splits = gs;
+    p.why.push_back(std::to_string(m.rows) + " rows of >= " + std::to_string(r.grid_split_min_row_units) + " x " +
+                    std::to_string(kSplitUnit) + " elements for " + std::to_string(d.sms) + " SMs: each row over " +
+                    std::to_string(gs) + " warps of the grid, x through L1");
     return p;
   }
   const bool tall = m.rows > m.cols;

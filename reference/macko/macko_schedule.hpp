@@ -13,6 +13,15 @@
 
 namespace warpsparse::macko {
 
+// Schedule::grid_splits: at most kMaxGridSplits warps share a row (the row's last warp adds their
+// parts, kMaxGridSplits / 32 per lane). Only matrices of at most kGridSplitMaxRows rows upload with
+// the workspace (a counter per row and kGridSplitMaxParts fp32 partials, at most 520 KiB), and a
+// launch may use rows x grid_splits x batch <= kGridSplitMaxParts of it: more rows already fill the
+// GPU with one warp each.
+inline constexpr int kMaxGridSplits = 1024;
+inline constexpr std::int64_t kGridSplitMaxRows = 2048;
+inline constexpr std::int64_t kGridSplitMaxParts = std::int64_t{1} << 17;
+
 // Schedule of a MACKO SpMV kernel. The fields before warps_per_block are compiled into the kernel
 // (kernel_key); the last two are launch parameters. The warp model replays the fields that change
 // the arithmetic order (lane_accumulators, lane_elems, row_lanes, row_splits, batch) exactly; the
@@ -52,6 +61,13 @@ struct Schedule {
   // every vector. Each vector keeps its own accumulators, summed and reduced exactly as with batch
   // 1, so column b of the result has the bits of a batch-1 product with x = column b of X.
   int batch = 1;
+  // Warps anywhere in the grid that share one row (1, or 2 to kMaxGridSplits), for matrices with
+  // fewer rows than the GPU has warps: warp j walks [split_start(j), split_start(j + 1)) of its row
+  // as with row_splits, writes its reduced part to a workspace, and the row's last warp to finish
+  // (a per-row arrival counter) adds the parts in the order of grid_part_sum. The count is a launch
+  // parameter: every count above 1 runs the same kernel (kernel_key). Needs row_splits = 1, 32 lanes
+  // per row and x through L1, and the matrix's workspace (kGridSplitMaxRows, kGridSplitMaxParts).
+  int grid_splits = 1;
   // Launch parameters. Warps per block (a multiple of row_splits); 0 blocks_per_sm: one warp per row
   // unit in the grid, k > 0: at most k blocks per SM, warps striding over the rows. A persistent
   // grid (this, or x_shared) launches balanced_blocks.
@@ -61,6 +77,8 @@ struct Schedule {
   constexpr bool operator==(const Schedule&) const = default;
 
   WS_HD constexpr int elems_per_step() const { return row_lanes * lane_elems; }
+  // Parts each row is cut into (by the warps of one block, or across the grid).
+  WS_HD constexpr int row_parts() const { return row_splits * grid_splits; }
   WS_HD constexpr int rows_per_warp() const { return kWarpLanes / row_lanes; }
   // Steps served by one delta load per lane, and the elements of that block.
   WS_HD constexpr int steps_per_block(int delta_bits) const {
@@ -83,7 +101,9 @@ struct Schedule {
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
            (row_splits == 1 || warps_per_block / row_splits <= 15) &&
-           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1));
+           (row_lanes == kWarpLanes || (row_lanes == 16 && row_splits == 1 && batch == 1)) &&
+           grid_splits >= 1 && grid_splits <= kMaxGridSplits &&
+           (grid_splits == 1 || (row_splits == 1 && row_lanes == kWarpLanes && !x_shared));
   }
   // ... and for a matrix of this delta width: fewer than 8 elements per lane need 4-bit deltas.
   WS_HD constexpr bool valid(int delta_bits) const {
@@ -91,11 +111,18 @@ struct Schedule {
   }
 };
 
+// Whether a matrix of `rows` rows runs schedule s within its grid-split workspace (always, without
+// grid splits).
+constexpr bool grid_split_fits(const Schedule& s, std::int64_t rows) {
+  return s.grid_splits == 1 || (rows <= kGridSplitMaxRows && rows * s.grid_splits * s.batch <= kGridSplitMaxParts);
+}
+
 // The compiled part of a schedule: the launch parameters set to the smallest valid ones (a block of
 // one row), and x_swizzle cleared where it names no separate kernel (batches always swizzle). Two
 // schedules with the same key run the same kernel.
 constexpr Schedule kernel_key(Schedule s) {
   s.warps_per_block = s.row_splits;
+  if (s.grid_splits > 1) s.grid_splits = 2;
   s.blocks_per_sm = 0;
   if (s.batch > 1) s.x_swizzle = false;
   return s;
@@ -133,6 +160,7 @@ inline constexpr CompiledVariant kCompiledVariants[] = {
     {{.lane_elems = 4, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
     {{.row_splits = 2, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
     {{.row_lanes = 16, .x_shared = true}, k4BitDeltas},  // short rows on tall matrices: two rows per warp
+    {{.grid_splits = 2}, k4BitDeltas},  // few long rows: each row over many warps of the grid
     // Batches of 2, 4 and 8 vectors.
     {{.x_shared = true, .batch = 2}, k4BitDeltas},
     {{.batch = 2}, k4BitDeltas},
@@ -175,8 +203,8 @@ constexpr bool compiled_table_is_well_formed() {
 static_assert(compiled_table_is_well_formed());
 
 // The schedule's name, as the benchmarks' result files and every error message spell it: the loads'
-// and the launch's fields always, then the flags that are on ("xs=1", "swz=1"), 16 lanes per row and
-// a batch above 1, e.g. "wpb=16/unroll=2/acc=1/prefetch=1/bpsm=0/elems=8/splits=1/xs=1".
+// and the launch's fields always, then the flags that are on ("xs=1", "swz=1"), 16 lanes per row,
+// a batch above 1 and grid splits, e.g. "wpb=16/unroll=2/acc=1/prefetch=1/bpsm=0/elems=8/splits=1/xs=1".
 inline std::string to_string(const Schedule& s) {
   auto f = [](const char* k, int v) { return std::string(k) + "=" + std::to_string(v); };
   std::string out = f("wpb", s.warps_per_block) + "/" + f("unroll", s.unroll_blocks) + "/" + f("acc", s.lane_accumulators) +
@@ -186,6 +214,7 @@ inline std::string to_string(const Schedule& s) {
   if (s.x_swizzle) out += "/swz=1";
   if (s.row_lanes != kWarpLanes) out += "/" + f("lanes", s.row_lanes);
   if (s.batch != 1) out += "/" + f("batch", s.batch);
+  if (s.grid_splits != 1) out += "/" + f("gsplits", s.grid_splits);
   return out;
 }
 
@@ -215,9 +244,10 @@ inline Schedule parse_schedule(std::string_view name) {
     else if (key == "swz") s.x_swizzle = v != 0;
     else if (key == "lanes") s.row_lanes = v;
     else if (key == "batch") s.batch = v;
+    else if (key == "gsplits") s.grid_splits = v;
     else
       throw Error("schedule field '" + std::string(key) +
-                  "' is unknown (wpb, unroll, acc, prefetch, bpsm, elems, splits, xs, swz, lanes, batch)");
+                  "' is unknown (wpb, unroll, acc, prefetch, bpsm, elems, splits, xs, swz, lanes, batch, gsplits)");
   }
   return s;
 }

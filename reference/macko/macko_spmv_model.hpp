@@ -15,6 +15,9 @@
 // table (warp 0 starts at -1); each reduces its lanes as in 6, and the parts are added in order
 // (part 0 + part 1, then + part 2, ...) before the epilogue. The model walks the parts one after
 // the other and checks every table entry it uses against its own running column.
+// With Schedule::grid_splits = P > 1 the parts are walked by warps anywhere in the grid and the
+// row's last warp adds them: lane l starts from 0 and adds parts l, l + 32, l + 64, ... in turn, then
+// the lanes are reduced by the butterfly of 6 (grid_part_sum).
 // With Schedule::row_lanes = 16 each half of a warp runs its own row with 16-lane steps; every
 // shuffle is segmented to 16 lanes (scan, step total, delta redistribution, a 4-level butterfly),
 // so no value crosses halves, and the steps the shorter row's half walks past its end are fully
@@ -43,6 +46,17 @@
 #include "reference/sparse/spmv_common.hpp"
 
 namespace warpsparse {
+
+// The sum of a row's P grid-split parts, in the order the row's last warp adds them: lane l starts
+// from 0 and adds parts l, l + 32, ... in turn (a fixed order any P <= kMaxGridSplits keeps short),
+// then the 32 lane sums are reduced by the butterfly.
+template <class Part>
+float grid_part_sum(int parts, Part part) {
+  warp::Lanes<float> lane_sum{};
+  for (int l = 0; l < warp::kWarpSize; ++l)
+    for (int k = l; k < parts; k += warp::kWarpSize) lane_sum[l] = lane_sum[l] + part(k);
+  return spmv_detail::warp_reduce_sum(lane_sum, warp::kWarpSize);
+}
 
 template <class T, class TX, class TY>
 std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::span<const TY> y_old,
@@ -76,7 +90,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
   GlobalArray<std::uint32_t> g_ptr32("row_ptr", std::span<const std::uint32_t>(ptr32), 0x30000000);
   GlobalArray<std::uint64_t> g_ptr64("row_ptr", std::span<const std::uint64_t>(a.row_ptr.wide_ptr), 0x30000000);
   GlobalArray<TX> g_x("x", x, 0x40000000);
-  const int splits = sched.row_splits;
+  const int splits = sched.row_parts();
   const std::vector<std::int32_t> split_bases = splits > 1 ? macko_split_bases(a) : std::vector<std::int32_t>{};
   GlobalArray<std::int32_t> g_split("split_bases", std::span<const std::int32_t>(split_bases), 0x50000000);
 
@@ -121,6 +135,7 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
     }
     const macko::RowAligner ra(begin, end, db);
     std::array<float, 8> row_sum{};
+    std::vector<std::array<float, 8>> grid_parts(static_cast<std::size_t>(sched.grid_splits > 1 ? splits : 0));
     std::int64_t carry = -1;  // running column at the end of the parts walked so far
     for (int sp = 0; sp < splits; ++sp) {
       const std::int64_t start = ra.split_start(sp, splits), stop = ra.split_start(sp + 1, splits);
@@ -233,9 +248,12 @@ std::vector<TY> macko_spmv_model(const Macko<T>& a, std::span<const TX> x, std::
           lane_sum[l] = s;
         }
         const float sum = spmv_detail::warp_reduce_sum(lane_sum, L);
-        row_sum[b] = sp == 0 ? sum : row_sum[b] + sum;
+        if (sched.grid_splits > 1) grid_parts[static_cast<std::size_t>(sp)][b] = sum;
+        else row_sum[b] = sp == 0 ? sum : row_sum[b] + sum;
       }
     }
+    if (sched.grid_splits > 1)
+      for (int b = 0; b < nb; ++b) row_sum[b] = grid_part_sum(splits, [&](int k) { return grid_parts[static_cast<std::size_t>(k)][b]; });
     for (int b = 0; b < nb; ++b) y[r * nb + b] = spmv_detail::epilogue<TY>(row_sum[b], alpha, beta, y_old, r * nb + b);
     // One store instruction per row (lanes 0..nb-1 hold the row's nb outputs, contiguous).
     const std::uint64_t ybytes = sizeof(TY) * static_cast<std::uint64_t>(nb);
@@ -255,8 +273,10 @@ inline std::int64_t macko_chain_length(std::int64_t row_elements, int delta_bits
   const std::int64_t step = s.elems_per_step();
   const std::int64_t steps = (row_elements + unit - 1 + step - 1) / step + 1;
   const std::int64_t per_acc = steps * ((s.lane_elems + s.lane_accumulators - 1) / s.lane_accumulators);
-  // Parts of a split row are shorter; their sum adds row_splits - 1 roundings.
-  return per_acc + (s.lane_accumulators - 1) + std::countr_zero(static_cast<unsigned>(s.row_lanes)) + (s.row_splits - 1);
+  // Parts of a split row are shorter; their sum adds row_splits - 1 roundings, or with grid splits a
+  // lane's ceil(P / 32) and the 5 butterfly levels.
+  const std::int64_t parts = s.grid_splits > 1 ? (s.grid_splits + 31) / 32 + 5 : s.row_splits - 1;
+  return per_acc + (s.lane_accumulators - 1) + std::countr_zero(static_cast<unsigned>(s.row_lanes)) + parts;
 }
 
 }  // namespace warpsparse
