@@ -12,6 +12,8 @@
 //                 matrix (hierarchical extraction, --ec-delta-bits), clipped for this GPU (ec::make_plan)
 //   copy          B = 1: cudaMemcpyAsync D2D moving the MACKO case's bytes (read + write): the floor
 //   read, row_stream*  B = 1: streaming bounds of the MACKO arrays (bench/stream_baselines.hpp)
+//   ec_stream, ec_stream_x  B = 1: streaming bounds of the EC kernel on the `ec` case's upload and plan
+//                 (kernels/ec/ec_stream.hpp): its loads in its order; the same with its x gathers
 // Every output element is checked against a double-precision oracle of its own vector (computed on
 // the host with threads, bench/spmv_check.hpp) before it is timed; see README.md for the method and
 // the columns.
@@ -49,6 +51,7 @@
 #include "reference/sparse/spmv_common.hpp"
 #include "kernels/common/device_facts.hpp"
 #include "kernels/ec/ec_spmv.hpp"
+#include "kernels/ec/ec_stream.hpp"
 #include "kernels/macko/macko_spmv.hpp"
 #include "reference/ec/ec_encode.hpp"
 #include "reference/ec/ec_spmv_model.hpp"
@@ -78,7 +81,7 @@ struct Options : CommonOptions {
   std::string value_types = "fp16";
   std::string delta_bits = "4";
   std::string warps_per_block, unroll_blocks, lane_accumulators, prefetch, blocks_per_sm, lane_elems, row_splits, x_shared,
-      x_swizzle, row_lanes;
+      x_swizzle, row_lanes, grid_splits;
   std::string schedules = "policy";  // policy, all (every compiled variant), or names separated by ';'
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   std::string ec_delta_bits = "8";  // EC-CSR delta widths (4, 8 or 4,8)
@@ -222,6 +225,8 @@ struct Context {
   // Either name of a vendor baseline selects it at every batch (one vector or several).
   bool want_cublas() const { return want("cublas_gemv") || want("cublas_gemm"); }
   bool want_cusparse() const { return want("cusparse_csr") || want("cusparse_spmm"); }
+  // The EC kernel or one of its streaming bounds: all run on one encoding, upload and plan per case.
+  bool want_ec() const { return want("ec") || want("ec_stream") || want("ec_stream_x"); }
   bool has_batch(int b) const { return std::find(batches.begin(), batches.end(), b) != batches.end(); }
   // Prints msg on stderr the first time `key` comes up; repeats (the same skip on every case) stay quiet.
   void note_once(const std::string& key, const std::string& msg) {
@@ -310,8 +315,10 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
                 for (const int sp : list(o.row_splits, base.row_splits, "row splits"))
                   for (const int xs : list(o.x_shared, int(base.x_shared), "x shared"))
                     for (const int swz : list(o.x_swizzle, int(base.x_swizzle), "x swizzle"))
-                      for (const int rl : list(o.row_lanes, base.row_lanes, "row lanes")) {
+                      for (const int rl : list(o.row_lanes, base.row_lanes, "row lanes"))
+                       for (const int gs : list(o.grid_splits, base.grid_splits, "grid splits")) {
                         macko::Schedule s = base;
+                        s.grid_splits = gs;
                         s.warps_per_block = wpb;
                         s.unroll_blocks = un;
                         s.lane_accumulators = acc;
@@ -326,6 +333,8 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
                                                  std::to_string(delta_bits) + "-bit deltas";
                         if (!s.valid(delta_bits)) ctx.note_once(what + ": not valid");
                         else if (!macko::is_compiled(s, delta_bits)) ctx.note_once(what + ": no kernel is built for it");
+                        else if (!macko::grid_split_fits(s, stats.rows))
+                          ctx.note_once(what + ": more grid-split parts than the workspace holds");
                         else if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
                       }
   return out;
@@ -442,7 +451,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   // joined first. Its rounds are reported as they finish: a big shape takes tens of seconds.
   std::vector<Ec<T>> ecs;
   std::vector<double> ec_seconds;
-  if (ctx.want("ec") && ctx.has_batch(1)) {
+  if (ctx.want_ec() && ctx.has_batch(1)) {
     const SparseRows<T> whole = join_blocks(*m);
     for (const int db : parse_ints(o.ec_delta_bits, "EC delta bits")) {
       ec::EcParams ep;
@@ -677,7 +686,14 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     }
   }
 
-  // EC at batch 1: the plan (clipping) is this GPU's; the upload tables count in its bytes.
+  // EC at batch 1: the plan (clipping) is this GPU's; the upload tables count in its bytes. Its
+  // streaming bounds (kernels/ec/ec_stream.hpp) run on the same upload and plan and report the same
+  // bytes, so their pct_copy_bw reads against ec's.
+  struct EcStreamKernel {
+    const char* name;
+    gpu::EcStream what;
+  };
+  static constexpr EcStreamKernel kEcStreams[] = {{"ec_stream", gpu::EcStream::loads}, {"ec_stream_x", gpu::EcStream::gathers}};
   for (std::size_t ei = 0; ei < ecs.size(); ++ei) {
     const Ec<T>& e = ecs[ei];
     BatchIo<T>* b1 = nullptr;
@@ -686,19 +702,33 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     if (!b1) break;
     const ec::Plan plan = ec::make_plan(e, ctx.facts);
     const gpu::DeviceEc<T> de = gpu::upload_ec(e, plan);
-    const std::function<std::int64_t(std::int64_t)> ec_chain = [&](std::int64_t r) { return ec_chain_length(e, plan, r); };
-    auto launch = [&](cudaStream_t st) { gpu::ec_spmv<T, T>(de, b1->x.get(), b1->y.get(), alpha, beta, st); };
-    Measured r = verify_and_time<T>(ctx, "ec", b1->y, oracles_of(1), ec_chain, launch);
-    const EcStorage st = e.storage();
-    std::string share;
-    for (std::size_t si = 0; si < e.sets.size(); ++si)
-      share += (si ? ":" : "") + fmt("%.0f", 100.0 * double(st.nnz_by_set[si]) / double(std::max<std::int64_t>(e.nnz, 1)));
-    r.schedule = "db=" + std::to_string(e.delta_bits) + "/pieces=" + std::to_string(plan.pieces.size()) + "/nnz%=" + share +
-                 "/enc_s=" + fmt("%.1f", ec_seconds[ei]);
-    r.delta_bits = e.delta_bits;
-    r.bytes = de.bytes() + vec_bytes(1);
-    r.effective_density = e.effective_density();
-    results.push_back(r);
+    const std::string ec_sched = "db=" + std::to_string(e.delta_bits) + "/pieces=" + std::to_string(plan.pieces.size());
+    if (ctx.want("ec")) {
+      const std::function<std::int64_t(std::int64_t)> ec_chain = [&](std::int64_t r) { return ec_chain_length(e, plan, r); };
+      auto launch = [&](cudaStream_t st) { gpu::ec_spmv<T, T>(de, b1->x.get(), b1->y.get(), alpha, beta, st); };
+      Measured r = verify_and_time<T>(ctx, "ec", b1->y, oracles_of(1), ec_chain, launch);
+      const EcStorage st = e.storage();
+      std::string share;
+      for (std::size_t si = 0; si < e.sets.size(); ++si)
+        share += (si ? ":" : "") + fmt("%.0f", 100.0 * double(st.nnz_by_set[si]) / double(std::max<std::int64_t>(e.nnz, 1)));
+      r.schedule = ec_sched + "/nnz%=" + share + "/enc_s=" + fmt("%.1f", ec_seconds[ei]);
+      r.delta_bits = e.delta_bits;
+      r.bytes = de.bytes() + vec_bytes(1);
+      r.effective_density = e.effective_density();
+      results.push_back(r);
+    }
+    gpu::DeviceBuffer<std::uint32_t> sink(static_cast<std::size_t>(std::max<std::int64_t>(de.pieces, 1)));
+    for (const EcStreamKernel& k : kEcStreams) {
+      if (!ctx.want(k.name) || de.pieces == 0) continue;
+      Measured r;
+      r.kernel = k.name;
+      r.schedule = ec_sched;
+      r.delta_bits = e.delta_bits;
+      r.bytes = de.bytes() + vec_bytes(1);
+      r.t = time_launches([&](cudaStream_t st) { gpu::ec_stream<T>(de, k.what, b1->x.get(), sink.get(), st); }, ctx.timing,
+                          *ctx.flusher, ctx.stream, ctx.sampler.get());
+      results.push_back(r);
+    }
   }
 
   // Rows, batch by batch, with speedups against the baselines of this case at the same batch.
@@ -817,15 +847,18 @@ int main(int argc, char** argv) {
   app.add_option("--x-swizzle", o.x_swizzle,
                  "MACKO schedules: 0,1 (x in shared memory swizzled at batch 1; needs x in shared memory). Left "
                  "out: on where x is in shared memory and the matrix's gathers collide in banks (N:M rows)");
+  app.add_option("--grid-splits", o.grid_splits,
+                 "MACKO schedules: warps of the grid sharing a row, e.g. 1,8,64 (1: none; > 1: x through L1, at most " +
+                     std::to_string(macko::kGridSplitMaxRows) + " rows)");
   app.add_option("--row-lanes", o.row_lanes, "MACKO schedules: 32 (a warp per row) or 16 (two rows per warp)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
-                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,ec,copy,read,row_stream,row_stream2,row_stream4,row_stream_il (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
+                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,ec,copy,read,row_stream,row_stream2,row_stream4,row_stream_il,ec_stream,ec_stream_x (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays; ec_stream: the EC kernel's loads in its order on ec's encoding and plan, without x or arithmetic, reported with ec's bytes; ec_stream_x: the same plus its x gathers); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
   app.add_option("--batch", o.batch,
                  "vectors per product, a list of 1, 2, 4, 8: with B > 1, x is cols x B and y rows x B, both row-major "
                  "(element (i, b) at i*B + b); the baselines become cublas_gemm (cublasGemmEx, N = B) and "
-                 "cusparse_spmm (cusparseSpMM, row-order dense X and Y); csr_warp, copy, read and row_stream run at "
-                 "batch 1 only, and every speedup is against the baseline of the same batch")
+                 "cusparse_spmm (cusparseSpMM, row-order dense X and Y); csr_warp, ec, copy, read, row_stream and "
+                 "ec_stream run at batch 1 only, and every speedup is against the baseline of the same batch")
       ->capture_default_str();
   app.add_option("--cusparse-spmm-alg", o.spmm_alg, "cusparse_spmm's algorithm: default, csr_alg1, csr_alg2 or csr_alg3")
       ->capture_default_str();
@@ -842,7 +875,8 @@ int main(int argc, char** argv) {
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
     require_known(split_list(o.kernels), {"cublas_gemv", "cublas_gemm", "cusparse_csr", "cusparse_spmm", "csr_warp", "macko",
-                   "ec", "copy", "read", "row_stream", "row_stream2", "row_stream4", "row_stream_il"},
+                   "ec", "copy", "read", "row_stream", "row_stream2", "row_stream4", "row_stream_il", "ec_stream",
+                   "ec_stream_x"},
                   "kernel");
     std::vector<int> batches;
     for (const int b : parse_ints(o.batch, "batch")) {
@@ -852,7 +886,7 @@ int main(int argc, char** argv) {
     require(!batches.empty(), "--batch needs at least one value");
     if (std::find(batches.begin(), batches.end(), 1) == batches.end())
       for (const auto& k : split_list(o.kernels))
-        if (k == "csr_warp" || k == "copy" || k == "read" || k.rfind("row_stream", 0) == 0)
+        if (k == "csr_warp" || k == "copy" || k == "read" || k.rfind("row_stream", 0) == 0 || k.rfind("ec", 0) == 0)
           std::fprintf(stderr, "# note: %s runs at batch 1 only, which --batch leaves out\n", k.c_str());
     (void)spmm_alg(o.spmm_alg);  // a misspelt name stops the run before any case
     const std::vector<Case> cases = build_cases(o);

@@ -15,7 +15,6 @@
 namespace warpsparse::gpu {
 
 namespace {
-constexpr int kWarpsPerBlock = 8;
 constexpr int kRowThreads = 256;
 constexpr std::size_t kSetAlign = 16;  // bytes: the widest vector load
 
@@ -87,35 +86,15 @@ DeviceEc<T> upload_ec(const Ec<T>& a, const ec::Plan& plan) {
   return d;
 }
 
-// The launch of set kernel `variant` (an index of kEcVariants, chosen at run time).
-template <class TD, std::size_t... I>
-void launch_set(int variant, dim3 grid, cudaStream_t stream, const uint4* pieces, std::int64_t first, std::int64_t last,
-                const std::uint32_t* lane_start, const TD* values, const std::uint8_t* deltas, const TD* x, float* partials,
-                std::index_sequence<I...>) {
-  const bool launched =
-      ((variant == static_cast<int>(I) &&
-        (ec_detail::ec_set_kernel<TD, static_cast<int>(I)><<<grid, dim3(32 * kWarpsPerBlock), 0, stream>>>(
-             pieces, first, last, lane_start, values, deltas, x, partials),
-         true)) ||
-       ...);
-  require(launched, "EC set kernel " + std::to_string(variant) + " is not compiled");
-}
-
 template <class T, class TY>
 void ec_spmv(const DeviceEc<T>& a, const T* x, TY* y, float alpha, float beta, cudaStream_t stream) {
   if (a.rows == 0) return;
   using TD = device_t<T>;
   using TYD = device_t<TY>;
-  for (int si = 0; si < kEcMaxSets; ++si) {
-    const std::int64_t first = a.sets.piece_begin[si], last = a.sets.piece_begin[si + 1];
-    if (last <= first) continue;
-    const std::int64_t blocks = std::min<std::int64_t>((last - first + kWarpsPerBlock - 1) / kWarpsPerBlock, 0x7fffffff);
-    launch_set<TD>(a.sets.variant[si], dim3(static_cast<unsigned>(blocks)), stream, reinterpret_cast<const uint4*>(a.piece_table.get()),
-                   first, last, a.lane_start.get(), reinterpret_cast<const TD*>(a.values.get()) + a.sets.value_offset[si],
-                   a.deltas.get() + a.sets.delta_offset[si], reinterpret_cast<const TD*>(x), a.partial_sums.get(),
-                   std::make_index_sequence<kEcVariants.size()>{});
-    WS_CUDA(cudaGetLastError());
-  }
+  ec_detail::for_each_set_launch(a, [&](const ec_detail::SetLaunch<TD>& s, auto variant) {
+    ec_detail::ec_set_kernel<TD, decltype(variant)::value><<<s.grid, s.block, 0, stream>>>(
+        s.pieces, s.first, s.last, s.lane_start, s.values, s.deltas, reinterpret_cast<const TD*>(x), a.partial_sums.get());
+  });
   const std::int64_t blocks = std::min<std::int64_t>((a.rows + kRowThreads - 1) / kRowThreads, 0x7fffffff);
   ec_detail::ec_rows_kernel<TYD><<<dim3(static_cast<unsigned>(blocks)), dim3(kRowThreads), 0, stream>>>(
       a.row_part_ptr.get(), a.row_parts.get(), a.partial_sums.get(), reinterpret_cast<TYD*>(y), a.rows, alpha, beta);

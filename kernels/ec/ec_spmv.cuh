@@ -6,12 +6,17 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
+#include <utility>
 
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_types.cuh"
 #include "kernels/common/ptx_loads.cuh"
 #include "kernels/ec/ec_spmv.hpp"
+#include "reference/common/error.hpp"
 
 namespace warpsparse::gpu::ec_detail {
 
@@ -36,28 +41,24 @@ __device__ __forceinline__ void load_stream(void* dst, const void* src) {
   }
 }
 
-// One piece on one warp: steps [step_begin, step_end) of a G-row set at V slots per lane-step and
-// DB-bit deltas, whose arrays start at vals / dels; col is the lane's running column before the
-// piece. Lane 0 stores the G warp sums to out[0..G).
-template <int G, int V, int DB, class T>
-__device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::uint8_t* __restrict__ dels,
-                                         const T* __restrict__ x, std::uint32_t step_begin, std::uint32_t step_end,
-                                         std::uint32_t col, int lane, float* __restrict__ out) {
+// The lane's walk over steps [step_begin, step_end) of one piece of a G-row set at V slots per
+// lane-step and DB-bit deltas, whose arrays start at vals / dels: step(dw, v) gets each step's
+// delta word (slot i's delta in bits [i · DB, (i + 1) · DB), ec_gather) and its V · G values, in
+// step order. Kernel 1 and its streaming bounds (ec_stream.cu) both walk with it, so a bound issues
+// the kernel's own loads in the kernel's own order.
+template <int G, int V, int DB, class T, class Step>
+__device__ __forceinline__ void ec_walk(const T* __restrict__ vals, const std::uint8_t* __restrict__ dels,
+                                        std::uint32_t step_begin, std::uint32_t step_end, int lane, Step&& step) {
   constexpr int kVals = V * G;                      // values per lane and step
   constexpr int kValBytes = kVals * static_cast<int>(sizeof(T));
   constexpr int kChunk = kValBytes < 16 ? kValBytes : 16;  // bytes per vector load
   constexpr int kDeltaBits = V * DB;                // delta bits per lane and step
   constexpr int kStepDeltaBytes = 32 * kDeltaBits / 8;
-  constexpr unsigned kMask = (1u << DB) - 1;
   using W = std::conditional_t<(kDeltaBits > 32), std::uint64_t, std::uint32_t>;
   static_assert(kValBytes % kChunk == 0);
   // Slot position p0 = (step · 32 + lane) · V: values at p0 · G, deltas at byte p0 · DB / 8.
   vals += (std::uint64_t{step_begin} * 32 + static_cast<unsigned>(lane)) * kVals;
   dels += std::uint64_t{step_begin} * kStepDeltaBytes + ((static_cast<unsigned>(lane) * kDeltaBits) >> 3);
-
-  float acc[G];
-#pragma unroll
-  for (int k = 0; k < G; ++k) acc[k] = 0.0f;
   // At 4 bits per lane and step, lanes 2i and 2i + 1 share a byte and take the nibble of their parity.
   const int shift = kDeltaBits == 4 ? (lane & 1) * 4 : 0;
   // One step ahead: the next step's deltas and values are in flight while this step's gathers
@@ -83,14 +84,37 @@ __device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::
 #pragma unroll
     for (int i = 0; i < kVals; ++i) v[i] = v_next[i];
     if (s + 1 < step_end) load_step(dw_next, v_next);
+    step(dw, v);
+  }
+}
+
+// Slot i of a step whose delta word is dw: the lane's running column moves by the slot's delta,
+// and x at the new column is read through the read-only path.
+template <int DB, class W, class T>
+__device__ __forceinline__ T ec_gather(W dw, int i, std::uint32_t& col, const T* __restrict__ x) {
+  constexpr unsigned kMask = (1u << DB) - 1;
+  col += static_cast<std::uint32_t>(dw >> (i * DB)) & kMask;
+  return __ldg(x + col);
+}
+
+// One piece on one warp: steps [step_begin, step_end) of a G-row set at V slots per lane-step and
+// DB-bit deltas, whose arrays start at vals / dels; col is the lane's running column before the
+// piece. Lane 0 stores the G warp sums to out[0..G).
+template <int G, int V, int DB, class T>
+__device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::uint8_t* __restrict__ dels,
+                                         const T* __restrict__ x, std::uint32_t step_begin, std::uint32_t step_end,
+                                         std::uint32_t col, int lane, float* __restrict__ out) {
+  float acc[G];
+#pragma unroll
+  for (int k = 0; k < G; ++k) acc[k] = 0.0f;
+  ec_walk<G, V, DB>(vals, dels, step_begin, step_end, lane, [&](auto dw, const auto& v) {
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-      col += static_cast<std::uint32_t>(dw >> (i * DB)) & kMask;
-      const float xf = to_f32(__ldg(x + col));
+      const float xf = to_f32(ec_gather<DB>(dw, i, col, x));
 #pragma unroll
       for (int k = 0; k < G; ++k) acc[k] = __fmaf_rn(to_f32(v[i * G + k]), xf, acc[k]);
     }
-  }
+  });
 #pragma unroll
   for (int k = 0; k < G; ++k)
 #pragma unroll
@@ -101,22 +125,75 @@ __device__ __forceinline__ void ec_piece(const T* __restrict__ vals, const std::
   }
 }
 
+// Kernel 1's warps over a set's pieces [first, last), each warp striding by the grid's warps:
+// piece(w, pc, col) with the piece's index w, its table entry pc = {step_begin, step_end, partial,
+// set} (the same 16 bytes on every lane) and the lane's start column.
+template <class Piece>
+__device__ __forceinline__ void ec_for_each_piece(const uint4* __restrict__ pieces, std::int64_t first, std::int64_t last,
+                                                  const std::uint32_t* __restrict__ lane_start, int lane, Piece&& piece) {
+  const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x >> 5);
+  for (std::int64_t w = first + std::int64_t{blockIdx.x} * (blockDim.x >> 5) + (threadIdx.x >> 5); w < last; w += warps) {
+    const uint4 pc = __ldg(pieces + w);
+    const std::uint32_t col = __ldg(lane_start + w * 32 + lane);
+    piece(w, pc, col);
+  }
+}
+
+// Kernel 1's block: this many warps, one piece each.
+inline constexpr int kSetWarpsPerBlock = 8;
+
 // Kernel 1, one launch per set: warps stride over the set's pieces [first, last). Each variant of
 // kEcVariants is its own kernel, so each gets the registers it needs: one kernel switching over
 // all of them would give every piece the register count (and occupancy) of the largest, G = 8.
 // T: __half or __nv_bfloat16 (values and x); values / deltas point at the set's arrays.
 template <class T, int I>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(32 * kSetWarpsPerBlock)
     ec_set_kernel(const uint4* __restrict__ pieces, std::int64_t first, std::int64_t last,
                   const std::uint32_t* __restrict__ lane_start, const T* __restrict__ values,
                   const std::uint8_t* __restrict__ deltas, const T* __restrict__ x, float* __restrict__ partials) {
   constexpr EcVariant kV = kEcVariants[I];
   const int lane = static_cast<int>(threadIdx.x & 31);
-  const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x >> 5);
-  for (std::int64_t w = first + std::int64_t{blockIdx.x} * (blockDim.x >> 5) + (threadIdx.x >> 5); w < last; w += warps) {
-    const uint4 pc = __ldg(pieces + w);  // {step_begin, step_end, partial, set}: the same 16 bytes on every lane
-    const std::uint32_t col = __ldg(lane_start + w * 32 + lane);
+  ec_for_each_piece(pieces, first, last, lane_start, lane, [&](std::int64_t, const uint4& pc, std::uint32_t col) {
     ec_piece<kV.group, kV.vec, kV.delta_bits>(values, deltas, x, pc.x, pc.y, col, lane, partials + pc.z);
+  });
+}
+
+// What one launch of a set kernel takes: its grid, its pieces and the set's arrays.
+template <class TD>
+struct SetLaunch {
+  dim3 grid, block;
+  std::int64_t first = 0, last = 0;  // the set's pieces
+  const uint4* pieces = nullptr;
+  const std::uint32_t* lane_start = nullptr;
+  const TD* values = nullptr;
+  const std::uint8_t* deltas = nullptr;
+};
+
+// Host side: kernel 1's launches, one per set that has pieces, one warp per piece in blocks of
+// kSetWarpsPerBlock. launch(s, std::integral_constant<int, I>) launches the set's variant I of
+// kEcVariants (chosen at run time, so each variant's kernel is instantiated here); ec_spmv and the
+// streaming bounds launch with it, so both run the same grids.
+template <class T, class Launch>
+void for_each_set_launch(const DeviceEc<T>& a, Launch&& launch) {
+  using TD = device_t<T>;
+  for (int si = 0; si < kEcMaxSets; ++si) {
+    SetLaunch<TD> s;
+    s.first = a.sets.piece_begin[si];
+    s.last = a.sets.piece_begin[si + 1];
+    if (s.last <= s.first) continue;
+    const std::int64_t blocks = std::min<std::int64_t>((s.last - s.first + kSetWarpsPerBlock - 1) / kSetWarpsPerBlock, 0x7fffffff);
+    s.grid = dim3(static_cast<unsigned>(blocks));
+    s.block = dim3(32 * kSetWarpsPerBlock);
+    s.pieces = reinterpret_cast<const uint4*>(a.piece_table.get());
+    s.lane_start = a.lane_start.get();
+    s.values = reinterpret_cast<const TD*>(a.values.get()) + a.sets.value_offset[si];
+    s.deltas = a.deltas.get() + a.sets.delta_offset[si];
+    const int variant = a.sets.variant[si];
+    const bool launched = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return ((variant == static_cast<int>(I) && (launch(s, std::integral_constant<int, static_cast<int>(I)>{}), true)) || ...);
+    }(std::make_index_sequence<kEcVariants.size()>{});
+    require(launched, "EC set kernel " + std::to_string(variant) + " is not compiled");
+    WS_CUDA(cudaGetLastError());
   }
 }
 
