@@ -68,6 +68,26 @@ expect(demo 0 "throughput.*ok" demo --rows 64 --cols 1000 --density 0.1 --seed 3
 expect(plan-h100 0 "gpu +NVIDIA H100.*schedule +wpb=16/.*/xs=1 \\(batch 1, compiled variant [0-9]+.*because +x of <= 49152 columns" plan --gpu h100 "${WORK}/good.mtx")
 expect(plan-h200-batch 0 "gpu +NVIDIA H200.*rules measured on the NVIDIA H100.*batch=4" plan --gpu h200 --batch 4 "${WORK}/good.macko")
 expect(plan-json 0 "\"schedule\": \"wpb=.*\"why\"" plan --json "${WORK}/good.macko")
+# plan puts EC beside MACKO: EC's plan, both predicted times, the pick and why (docs/ec-spmv.md,
+# "Choosing MACKO or EC"); --formats macko skips EC's extraction, and EC multiplies one vector.
+expect(plan-formats 0 "schedule +wpb=.*\nec +8-bit deltas, [0-9]+ bytes per launch .*, [0-9]+ pieces; nnz share G=8 .*\npredicted +macko [0-9.]+ us, ec [0-9.]+ us \\(batch 1\\)\npick +macko\n +because +MACKO: .*\n +because +EC: .* pieces started at " plan "${WORK}/good.mtx")
+expect(plan-formats-json 0 "\"ec\": [{].*\"launch_bytes\": [0-9]+.*\"pick\": \"macko\",\n +\"pick_why\": \\[\n +\"MACKO: .*\"predicted_us\": [{]\n +\"ec\": [0-9.]+,\n +\"macko\": [0-9.]+" plan --json "${WORK}/good.mtx")
+expect(plan-formats-macko-file 0 "ec +8-bit deltas.*pick +macko" plan "${WORK}/good.macko")
+expect(plan-macko-only 0 "ec +not planned: --formats macko" plan --formats macko "${WORK}/good.mtx")
+expect(plan-batch-no-ec 0 "ec +not planned: EC multiplies one vector \\(--batch 2\\)" plan --batch 2 "${WORK}/good.mtx")
+expect(plan-fp32-no-ec 0 "ec +not planned: fp32 values: the EC kernels take fp16 or bf16" plan --value-type fp32 "${WORK}/good.mtx")
+expect(plan-threads-macko 1 "--threads applies to EC's extraction, which --formats macko skips" plan --formats macko --threads 2 "${WORK}/good.mtx")
+expect(plan-no-input 1 "plan: name a matrix \\(FILE_OR_MTX\\), or results to check \\(--check-results\\)" plan)
+# plan --check-results: the chooser's picks against measured cases, here the H100's uniform 12288^2
+# at d = 0.5 (right), then the same with EC measured 3 % faster (wrong: below the target).
+set(chead "gpu,kernel,schedule,rows,cols,batch,density,pattern,value_type,delta_bits,nnz,median_us,bytes\n")
+set(cmk "NVIDIA H100 80GB HBM3,macko,s,12288,12288,1,0.5,exact_nnz,fp16,4,75497472,71.5,188864348\n")
+set(cec "NVIDIA H100 80GB HBM3,ec,db=8/pieces=99423/nnz%=0:35:50:13:2/enc_s=1,12288,12288,1,0.5,exact_nnz,fp16,8,75497472")
+file(WRITE "${WORK}/choice/G/macko_20260101T000000Z.csv" "${chead}${cmk}${cec},108.4,206049540\n")
+expect(plan-check 0 "12288x12288 d=0.5 exact_nnz fp16 +7[0-9]\\.[0-9] / +1[0-9][0-9]\\.[0-9] +71\\.5 / +108\\.4 macko +macko +0\\.0%\nright +1 of 1 \\(100 %\\), worst loss 0\\.0 %" plan --check-results "${WORK}/choice")
+file(WRITE "${WORK}/choice-wrong.csv" "${chead}${cmk}${cec},69.4,206049540\n")
+expect(plan-check-missed 1 "the faster format picked in 0 of 1 cases, worst loss 3\\.0 %: the target is >= 90 % and <= 5 %" plan --check-results "${WORK}/choice-wrong.csv")
+expect(plan-check-none 1 "holds no ws_bench_macko results" plan --check-results "${WORK}")
 # compare: a results file against a reference, case by case.
 set(rhead "gpu,kernel,schedule,rows,cols,batch,density,pattern,value_type,delta_bits,median_us\n")
 file(WRITE "${WORK}/results/G/macko_20260101T000000Z.csv" "${rhead}G,macko,a,1000,1000,1,0.5,exact_nnz,fp16,4,40\n")
@@ -227,7 +247,7 @@ expect(ec-align 1 "--align-rows applies to MACKO" encode --format ec --align-row
 expect(ec-threads-macko 1 "--threads applies to --format ec" encode --threads 2 "${WORK}/good.mtx" "${WORK}/x.macko")
 expect(ec-safetensors 1 "x.safetensors: an EC-CSR matrix is written as an EC file" encode --format ec "${WORK}/good.mtx" "${WORK}/x.safetensors")
 expect(ec-encode-again 1 "good.ec: is an EC-CSR matrix already" encode --format ec "${WORK}/good.ec" "${WORK}/x.ec")
-expect(ec-plan 1 "good.ec: is an EC-CSR matrix: this command reads MACKO matrices" plan "${WORK}/good.ec")
+expect(ec-plan 0 "shape +3 x 40.*schedule +wpb=.*\nec +8-bit deltas, [0-9]+ bytes per launch.*pick +macko" plan "${WORK}/good.ec")
 expect(ec-verify-batch 1 "good.ec: --batch and --row-lanes apply to MACKO" verify --batch 4 "${WORK}/good.ec")
 expect(ec-verify-macko 1 "good.macko: is a MACKO matrix; --format ec applies to a matrix to encode" verify --format ec "${WORK}/good.macko")
 expect(ec-budget 1 "lastcol.mtx: EC encoding of 1 x 2147483647 with 8-bit deltas \\(1 nonzeros; extraction bitsets of 33554432 words per row\\) needs 256.0 MiB, above the memory budget of 64.0 MiB \\(--max-memory 64M\\)" --max-memory 64M encode --format ec "${WORK}/lastcol.mtx" "${WORK}/x.ec")

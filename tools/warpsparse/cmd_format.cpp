@@ -10,7 +10,9 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "analysis/format_choice.hpp"
 #include "analysis/patterns.hpp"
+#include "reference/ec/ec_choice.hpp"
 #include "reference/ec/ec_encode.hpp"
 #include "reference/ec/ec_schedule.hpp"
 #include "reference/ec/ec_spmv_model.hpp"
@@ -172,15 +174,6 @@ void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko
       throw Error(in.name + ": not a matrix file (MACKO, EC, MatrixMarket, safetensors, .npy or .npz)" +
                   std::string(in.size ? "" : "; tensor files are read with random access, so not from a pipe: save it to a file"));
   }
-}
-
-// The input as a MACKO matrix: as stored, or encoded with the options.
-AnyMacko load_any(const std::string& arg, const FormatOptions& o) {
-  std::optional<AnyMacko> out;
-  read_input(
-      arg, o, [&](AnyMacko m, const std::string&) { out = std::move(m); },
-      [&](const auto& rows, const std::string& label) { out = encode_within_budget(rows, params_of(o), label); });
-  return std::move(*out);
 }
 
 // Rows as a 2:4 matrix, after checking the dense copy and the compressed arrays against the memory
@@ -521,6 +514,152 @@ void report_ec_verify(const Ec<T>& a, std::uint64_t seed, const SparseRows<T>* s
   report_check(v.check, v.fault, fmt::format("{} EC model run(s) ({})", v.runs, v.plans));
 }
 
+// ---- plan: MACKO's schedule, EC's plan, and which is predicted faster ---------------------------
+
+struct PlanArgs {
+  FormatOptions o;
+  std::string path, gpu = "h100", formats = "macko,ec", check;
+  int batch = 1;
+  bool json = false;
+};
+
+// The value types the EC kernels take (16-bit); the host format also holds fp32, which no kernel runs.
+template <class T>
+constexpr bool kEcKernelType = sizeof(T) == 2;
+
+// EC as plan encodes it: the default 8-bit deltas (the width the chooser's model was fitted on);
+// --delta-bits is MACKO's here.
+ec::EcParams plan_ec_params(const PlanArgs& a) {
+  ec::EcParams p;
+  p.threads = a.o.threads;
+  return p;
+}
+
+// plan for one matrix: MACKO's schedule and why; then, when EC can run it, EC's plan, both predicted
+// times, the pick and why. make_ec() gives the EC matrix (encoding it only when called); nullptr
+// where the value type has no EC kernel.
+template <class T, class MakeEc>
+void plan_formats(const PlanArgs& a, const Macko<T>& m, MakeEc make_ec) {
+  const DeviceFacts& facts = known_gpu(a.gpu);
+  const macko::MatrixStats stats = macko::matrix_stats(m);
+  const macko::Plan plan = macko::plan_schedule(stats, facts, a.batch);
+  const int variant = macko::compiled_variant(plan.schedule, m.delta_bits);
+  nlohmann::json j;
+  if (a.json) {
+    j = summary_json(m);
+    j["file"] = a.path;
+    j["gpu"] = facts.name;
+    j["rules_measured_on"] = macko::rules_for(facts).measured_on;
+    j["batch"] = a.batch;
+    j["schedule"] = macko::to_string(plan.schedule);
+    j["compiled_variant"] = variant;
+    j["why"] = plan.why;
+  } else {
+    fmt::print("file           {}\n", a.path);
+    print_summary(m);
+    fmt::print("gpu            {} ({} SMs; rules measured on the {})\n", facts.name, facts.sms, macko::rules_for(facts).measured_on);
+    fmt::print("schedule       {} (batch {}, compiled variant {} of macko::kCompiledVariants)\n", macko::to_string(plan.schedule),
+               a.batch, variant);
+    for (const std::string& why : plan.why) fmt::print("  because      {}\n", why);
+  }
+  // Why EC is not planned, or "".
+  std::string skip = a.formats == "macko" ? "--formats macko" : "";
+  if (skip.empty() && a.batch != 1) skip = fmt::format("EC multiplies one vector (--batch {})", a.batch);
+  if (skip.empty() && !kEcKernelType<T>)
+    skip = fmt::format("{} values: the EC kernels take fp16 or bf16", to_string(Macko<T>::kValueType));
+  if constexpr (kEcKernelType<T>) {
+    if (skip.empty()) {
+      const auto& e = make_ec();
+      const ec::Plan ep = ec::make_plan(e, facts);
+      choice::Inputs in;
+      in.rows = m.rows;
+      in.cols = m.cols;
+      in.nnz = m.nnz;
+      in.macko = {choice::macko_launch_bytes(m), m.delta_bits, macko::to_string(plan.schedule)};
+      in.ec = choice::ec_cost(e, ep);
+      const choice::Choice ch = choice::choose(in, facts);
+      if (a.json) {
+        j["macko_launch_bytes"] = in.macko.bytes;
+        j["ec"] = summary_json(e);
+        j["ec"]["launch_bytes"] = in.ec.bytes;
+        j["ec"]["pieces"] = in.ec.pieces;
+        j["predicted_us"] = {{"macko", ch.macko_us}, {"ec", ch.ec_us}};
+        j["pick"] = choice::to_string(ch.pick);
+        j["margin"] = ch.margin();
+        j["pick_why"] = ch.why;
+        j["choice_rules_measured_on"] = choice::rules_for(facts).measured_on;
+      } else {
+        const EcFigures<T> f(e);
+        fmt::print("ec             {}-bit deltas, {} bytes per launch (x, y and the plan's tables included), {} pieces; "
+                   "nnz share {}\n",
+                   e.delta_bits, in.ec.bytes, in.ec.pieces, ec_shares(e, f));
+        fmt::print("predicted      macko {:.1f} us, ec {:.1f} us (batch 1)\n", ch.macko_us, ch.ec_us);
+        fmt::print("pick           {}\n", choice::to_string(ch.pick));
+        for (const std::string& why : ch.why) fmt::print("  because      {}\n", why);
+      }
+    }
+  }
+  if (!skip.empty()) {
+    if (a.json) {
+      j["ec"] = nullptr;
+      j["ec_not_planned"] = skip;
+      if (a.formats != "macko") j["pick"] = "macko";  // the one format that runs it
+    } else {
+      fmt::print("ec             not planned: {}\n", skip);
+    }
+  }
+  if (a.json) fmt::print("{}\n", j.dump(2));
+}
+
+// plan --check-results: the chooser against measured cases, and its rules refitted on them.
+void print_choice_check(const std::string& path, bool json) {
+  namespace fc = analysis::format_choice;
+  const fc::Check c = fc::check(fc::read_results(path));
+  if (c.cases.empty())
+    throw Error(path + ": no case with both a macko and an ec row at batch 1 (ws_bench_macko --kernels macko,ec)" +
+                (c.notes.empty() ? std::string() : "; " + c.notes.front()));
+  if (json) {
+    nlohmann::json j;
+    auto& cs = j["cases"] = nlohmann::json::array();
+    for (const fc::Case& k : c.cases)
+      cs.push_back({{"file", k.file}, {"gpu", k.gpu}, {"rows", k.rows}, {"cols", k.cols}, {"density", k.density},
+                    {"pattern", k.pattern}, {"value_type", k.value_type},
+                    {"predicted_us", {{"macko", k.predicted.macko_us}, {"ec", k.predicted.ec_us}}},
+                    {"measured_us", {{"macko", k.macko_us}, {"ec", k.ec_us}}}, {"pick", choice::to_string(k.predicted.pick)},
+                    {"faster", choice::to_string(k.faster())}, {"right", k.right()}, {"loss", k.loss()}});
+    j["right"] = c.right();
+    j["share_right"] = c.share_right();
+    j["worst_loss"] = c.worst_loss();
+    j["target_met"] = c.target_met();
+    j["notes"] = c.notes;
+    auto& fs = j["refit"] = nlohmann::json::array();
+    for (const fc::Fit& f : c.fits)
+      fs.push_back({{"gpu", f.gpu}, {"stream_fraction", f.rules.stream_fraction}, {"ec_launch_us", f.rules.ec_launch_us},
+                    {"ec_piece_start_us", f.rules.ec_piece_start_us}, {"ec_fit_error", f.rules.ec_fit_error},
+                    {"macko_rows", f.macko_rows}, {"macko_p95_error", f.macko_p95_error}, {"ec_cases", f.ec_cases}});
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{:<68} {:>17} {:>17} {:<6} {:<6} {:>6}\n", "case", "predicted us", "measured us", "pick", "faster", "loss");
+    for (const fc::Case& k : c.cases)
+      fmt::print("{:<68} {:>7.1f} / {:>7.1f} {:>7.1f} / {:>7.1f} {:<6} {:<6} {:>5.1f}%\n",
+                 fmt::format("{} {}x{} d={} {} {}", k.file, k.rows, k.cols, k.density, k.pattern, k.value_type),
+                 k.predicted.macko_us, k.predicted.ec_us, k.macko_us, k.ec_us, choice::to_string(k.predicted.pick),
+                 choice::to_string(k.faster()), 100 * k.loss());
+    for (const std::string& n : c.notes) fmt::print("note           {}\n", n);
+    fmt::print("right          {} of {} ({:.0f} %), worst loss {:.1f} % (target: >= 90 % right, loss <= 5 %)\n", c.right(),
+               c.cases.size(), 100 * c.share_right(), 100 * c.worst_loss());
+    for (const fc::Fit& f : c.fits)
+      fmt::print("refit          {}: stream_fraction {:.4f} ({} MACKO rows, 95 % within {:.1f} %), ec_launch_us {:.2f}, "
+                 "ec_piece_start_us {:.3f} ({} EC cases, largest error {:.1f} %)\n",
+                 f.gpu, f.rules.stream_fraction, f.macko_rows, 100 * f.macko_p95_error, f.rules.ec_launch_us,
+                 f.rules.ec_piece_start_us, f.ec_cases, 100 * f.rules.ec_fit_error);
+  }
+  if (!c.target_met())
+    throw Error(fmt::format("plan --check-results: the faster format picked in {} of {} cases, worst loss {:.1f} %: the target "
+                            "is >= 90 % and <= 5 %",
+                            c.right(), c.cases.size(), 100 * c.worst_loss()));
+}
+
 }  // namespace
 
 void register_format_commands(CLI::App& app) {
@@ -736,46 +875,59 @@ void register_format_commands(CLI::App& app) {
   }
   // plan
   {
-    auto* c = app.add_subcommand("plan", "print the MACKO schedule that would run on a GPU for a matrix, and why");
-    auto o = std::make_shared<FormatOptions>();
-    auto path = std::make_shared<std::string>();
-    auto gpu = std::make_shared<std::string>("h100");
-    auto batch = std::make_shared<int>(1);
-    auto json = std::make_shared<bool>(false);
-    add_format_options(c, *o);
-    c->add_option("FILE_OR_MTX", *path, "MACKO file, or MatrixMarket file to encode first")->required();
+    auto* c = app.add_subcommand("plan", "print the MACKO schedule that would run on a GPU for a matrix and, beside it, "
+                                         "EC-SpMV's plan, which of the two is predicted faster and why; or check those "
+                                         "predictions on benchmark results (--check-results)");
+    auto a = std::make_shared<PlanArgs>();
+    add_format_options(c, a->o);
+    add_ec_options(c, a->o);
+    auto* file = c->add_option("FILE_OR_MTX", a->path, "MACKO or EC file, or a matrix to encode first (MatrixMarket, or a tensor)");
     std::string keys;
     for (const KnownGpu& g : kKnownGpus) keys += std::string(keys.empty() ? "" : ", ") + std::string(g.key);
-    c->add_option("--gpu", *gpu, "the GPU to plan for: " + keys)->capture_default_str();
-    c->add_option("--batch", *batch, "vectors multiplied at once (1, 2, 4 or 8)")->check(CLI::IsMember({1, 2, 4, 8}));
-    c->add_flag("--json", *json, "print JSON");
-    c->callback([=] {
-      const DeviceFacts& facts = known_gpu(*gpu);
-      const AnyMacko m = load_any(*path, *o);
-      std::visit([&](const auto& a) {
-        const macko::MatrixStats stats = macko::matrix_stats(a);
-        const macko::Plan plan = macko::plan_schedule(stats, facts, *batch);
-        const int variant = macko::compiled_variant(plan.schedule, a.delta_bits);
-        if (*json) {
-          nlohmann::json j = summary_json(a);
-          j["file"] = *path;
-          j["gpu"] = facts.name;
-          j["rules_measured_on"] = macko::rules_for(facts).measured_on;
-          j["batch"] = *batch;
-          j["schedule"] = macko::to_string(plan.schedule);
-          j["compiled_variant"] = variant;
-          j["why"] = plan.why;
-          fmt::print("{}\n", j.dump(2));
-          return;
-        }
-        fmt::print("file           {}\n", *path);
-        print_summary(a);
-        fmt::print("gpu            {} ({} SMs; rules measured on the {})\n", facts.name, facts.sms,
-                   macko::rules_for(facts).measured_on);
-        fmt::print("schedule       {} (batch {}, compiled variant {} of macko::kCompiledVariants)\n",
-                   macko::to_string(plan.schedule), *batch, variant);
-        for (const std::string& why : plan.why) fmt::print("  because      {}\n", why);
-      }, m);
+    c->add_option("--gpu", a->gpu, "the GPU to plan for: " + keys)->capture_default_str();
+    c->add_option("--batch", a->batch, "vectors multiplied at once (1, 2, 4 or 8; EC multiplies one)")->check(CLI::IsMember({1, 2, 4, 8}));
+    c->add_option("--formats", a->formats, "macko,ec: both, and which is predicted faster (EC's extraction takes tens of "
+                                           "seconds on big matrices, its progress on stderr); macko: MACKO's schedule only")
+        ->check(CLI::IsMember({"macko,ec", "ec,macko", "macko"}))
+        ->capture_default_str();
+    c->add_option("--check-results", a->check, "instead of a matrix: ws_bench_macko results (a macko_*.csv, a <gpu> folder of "
+                                               "them, or a results root) whose cases have macko and ec rows; prints the "
+                                               "predicted pick against the measured faster format case by case, and the "
+                                               "chooser's coefficients refitted on them; exit 1 below 90 % right picks or "
+                                               "above a 5 % loss")
+        ->excludes(file);
+    c->add_flag("--json", a->json, "print JSON");
+    c->callback([a] {
+      if (!a->check.empty()) return print_choice_check(a->check, a->json);
+      if (a->path.empty()) throw Error("plan: name a matrix (FILE_OR_MTX), or results to check (--check-results)");
+      const bool want_ec = a->formats != "macko";
+      if (!want_ec && a->o.threads != 0) throw Error("--threads applies to EC's extraction, which --formats macko skips");
+      read_input(
+          a->path, a->o,
+          [&](const AnyMacko& m, const std::string& label) {
+            std::visit([&](const auto& mk) {
+              using T = typename std::decay_t<decltype(mk)>::value_type;
+              // EC is encoded from the matrix the MACKO file holds (decode drops its padding).
+              if constexpr (kEcKernelType<T>)
+                plan_formats(*a, mk, [&] { return encode_ec_within_budget(decode_macko(mk), plan_ec_params(*a), label); });
+              else
+                plan_formats(*a, mk, nullptr);
+            }, m);
+          },
+          [&](const auto& rows, const std::string& label) {
+            using T = typename std::decay_t<decltype(rows)>::value_type;
+            if constexpr (kEcKernelType<T>)
+              plan_formats(*a, encode_within_budget(rows, params_of(a->o), label),
+                           [&] { return encode_ec_within_budget(rows, plan_ec_params(*a), label); });
+            else
+              plan_formats(*a, encode_within_budget(rows, params_of(a->o), label), nullptr);
+          },
+          [&](const AnyEc& m, const std::string& label) {
+            std::visit([&](const auto& e) {
+              // MACKO is encoded from the matrix the EC file holds; EC runs as stored.
+              plan_formats(*a, encode_within_budget(decode_ec(e), params_of(a->o), label), [&]() -> const auto& { return e; });
+            }, m);
+          });
     });
   }
   // demo
