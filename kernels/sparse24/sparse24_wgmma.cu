@@ -18,7 +18,10 @@
 // racecheck-clean and no slower.
 //
 // Layout facts, confirmed on the H100 by the GPU test's wgmma.sp checks (PTX ISA §9.7.15 "Asynchronous
-// warpgroup level matrix multiply-accumulate", §9.7.15.5.1 matrix descriptors):
+// warpgroup level matrix multiply-accumulate", §9.7.15.5.1 matrix descriptors). The numbers come
+// from the model of these layouts, smem::WgmmaSpLayout (reference/sparse24/sparse24_smem_layout.hpp),
+// whose address map proptests/sparse24/wgmma_smem_layout_props.cpp checks against TMA's placement;
+// the static_asserts below pin them to the values confirmed on the device.
 //   * wgmma.sp f16/bf16 metadata: warp w of the warpgroup supplies rows 16w..16w+15 with the same
 //     per-lane word as mma.sp m16n8k32 (selector 0: lanes t0/t1 of each quad, 1: t2/t3), so a warp
 //     reads its word with one 32-bit shared load at block + 4·lane (the ldmatrix.x1 order).
@@ -39,8 +42,11 @@
 
 #include "kernels/common/conversions.cuh"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
 #include "kernels/sparse24/sparse24_launch.hpp"
+#include "kernels/sparse24/sparse24_wgmma_probe.hpp"
 #include "reference/sparse24/sparse24_layout.hpp"
+#include "reference/sparse24/sparse24_smem_layout.hpp"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WS_SPARSE24_WGMMA_ENABLED 1
@@ -51,9 +57,21 @@ namespace {
 
 using warpsparse::gpu::from_f32;
 
-constexpr int kBK = 64;
+using L = smem::WgmmaSpLayout;  // shared-memory operand layouts: descriptors, TMA boxes, metadata words
+constexpr int kBK = L::kBK;
 constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
-constexpr int kBBoxBytes = 64 * kBK * 2;  // one 64 × 64 TMA box of B
+constexpr int kBBoxBytes = static_cast<int>(L::kBBoxBytes);  // one 64 × 64 TMA box of B
+// The model's values are the ones confirmed on the H100; a model change that moves one must be
+// confirmed there again before these change.
+static_assert(kBK == 64 && L::kABoxCols == 32 && L::kASwizzle == smem::Swizzle::k64B && L::kALbo == 16 &&
+                  L::kASbo == 512 && L::kAK32Step == 32 && L::kAM64Bytes == 64 * 64,
+              "A: K-major, 64-byte swizzle, SBO 512 B, k32 step +32 B, m64 blocks 4 KB apart");
+static_assert(L::kBBoxCols == 64 && L::kBBoxRows == 64 && L::kBSwizzle == smem::Swizzle::k128B &&
+                  L::kBLbo == 8192 && L::kBSbo == 1024 && L::kBK32Step == 4096,
+              "B: MN-major, 128-byte swizzle, 64 x 64 boxes, LBO 8 KB, SBO 1 KB, k32 step +4 KB");
+static_assert(L::a_desc(L::a_block(0, 1), 1) == 0x8000002000010102ull && L::b_desc(0, 1) == 0x4000004002000100ull,
+              "descriptor encoding (start, LBO, SBO >> 4; swizzle in bits 62-63)");
+static_assert(L::meta_word_byte(5, 7) == 5 * 128 + 7 * 4, "metadata word of lane l in 16-row block b at 128 b + 4 l");
 constexpr int kCBoxBytes = 64 * 64 * 2;   // one 64 × 64 box of C (TMA-store epilogue)
 
 // The CTA tile. kTall = false: 128 × 256, each consumer warpgroup computes 64 rows × 256 columns
@@ -66,8 +84,8 @@ struct Shape {
   static constexpr int kBM = kTall ? 256 : 128, kBN = kTall ? 128 : 256;
   static constexpr int kMBlocks = kBM / 128;             // m64 accumulators per consumer
   static constexpr int kAccRegs = kBN / 2;               // floats per m64nN accumulator and thread
-  static constexpr int kABytes = kBM * kBK / 2 * 2;      // compressed A: 8 or 16 KB
-  static constexpr int kBBytes = kBN / 64 * kBBoxBytes;  // 32 or 16 KB
+  static constexpr int kABytes = kBM * L::kARowBytes;     // compressed A: 8 or 16 KB
+  static constexpr int kBBytes = kBN / L::kBBoxCols * kBBoxBytes;  // 32 or 16 KB
   static constexpr int kEBytes = kBM / kMetaBlockRows * kMetaBlockHalves * 2;  // 1 or 2 KB
   static constexpr int kStageBytes = kABytes + kBBytes + kEBytes;
   // The TMA-store epilogue stages each consumer's outputs as 64 × 64 boxes with the 128-byte
@@ -79,6 +97,11 @@ struct Shape {
     return stages * kStageBytes + (tma_store ? kCBytes : 0) + 1024 + 2 * stages * 8;
   }
   static_assert(kStageBytes % 1024 == 0, "swizzle atoms need 1 KB-aligned stages");
+  // The descriptors carry no base offset: every swizzle pattern starts on its own boundary.
+  static_assert(kABytes % smem::swizzle_pattern_bytes(L::kBSwizzle) == 0, "B's stage starts on a 1 KB pattern");
+  static_assert(L::kAM64Bytes % smem::swizzle_pattern_bytes(L::kASwizzle) == 0 &&
+                    L::kBBoxBytes % smem::swizzle_pattern_bytes(L::kBSwizzle) == 0,
+                "m64 blocks of A and boxes of B start on their swizzle patterns");
   static_assert(kRowAlign % 128 == 0, "a consumer's 64·kMBlocks rows are all inside or all outside the padded rows");
 };
 constexpr int kMaxSmem = 227 * 1024;  // what an H100 CTA may use
@@ -132,14 +155,6 @@ __device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, in
 // Barrier over the 128 threads of one consumer warpgroup (ids 1 and 2; 0 is __syncthreads).
 __device__ __forceinline__ void warpgroup_bar(int id) {
   asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
-}
-
-// Shared-memory matrix descriptor (PTX ISA §9.7.15.5.1): start address, leading and stride byte
-// offsets (all >> 4) and the swizzle mode in bits 62-63 (1: 128 B, 2: 64 B, 3: 32 B).
-__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo,
-                                                   std::uint64_t swizzle) {
-  return static_cast<std::uint64_t>((addr & 0x3ffff) >> 4) | (static_cast<std::uint64_t>((lbo & 0x3ffff) >> 4) << 16) |
-         (static_cast<std::uint64_t>((sbo & 0x3ffff) >> 4) << 32) | (swizzle << 62);
 }
 
 // Accumulator operands of m64n128 (64 floats per thread) and m64n256 (128): the first 64 are shared.
@@ -306,10 +321,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(empty_bar(s), ((it / kStages) - 1) & 1);
           mbar_expect_tx(full_bar(s), S::kABytes + S::kBBytes + e_bytes);
-          tma_load_2d(stage_a(s), &map_a, kt * (kBK / 2), m0, full_bar(s));
-          for (int j = 0; j < kBN / 64; ++j)
-            tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + 64 * j, kt * kBK,
-                        full_bar(s));
+          tma_load_2d(stage_a(s), &map_a, kt * L::kABoxCols, m0, full_bar(s));
+          for (int j = 0; j < kBN / L::kBBoxCols; ++j)
+            tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + L::kBBoxCols * j,
+                        kt * L::kBBoxRows, full_bar(s));
           bulk_load(stage_e(s),
                     e + (static_cast<std::int64_t>(kt) * blocks_m + m0 / kMetaBlockRows) * kMetaBlockHalves, e_bytes,
                     full_bar(s));
@@ -350,14 +365,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int b = 0; b < kMB; ++b)
         asm volatile("ld.shared.u32 %0, [%1];\n"
                      : "=r"(cur[b])
-                     : "r"(stage_e(s) + static_cast<std::uint32_t>(((cw * kMB + b) * 4 + warp_in_wg) * 128 + lane * 4)));
+                     : "r"(stage_e(s) + L::meta_word_byte((cw * kMB + b) * 4 + warp_in_wg, lane)));
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-      const std::uint64_t db0 = make_desc(stage_b(s), kBBoxBytes, 1024, 1),
-                          db1 = make_desc(stage_b(s) + 32 * 128, kBBoxBytes, 1024, 1);
+      const std::uint64_t db0 = L::b_desc(stage_b(s), 0), db1 = L::b_desc(stage_b(s), 1);
 #pragma unroll
       for (int b = 0; b < kMB; ++b) {
-        const std::uint32_t a0 = stage_a(s) + static_cast<std::uint32_t>((cw * kMB + b) * 64 * 64);
-        const std::uint64_t da0 = make_desc(a0, 16, 512, 2), da1 = make_desc(a0 + 32, 16, 512, 2);
+        const std::uint32_t a0 = L::a_block(stage_a(s), cw * kMB + b);
+        const std::uint64_t da0 = L::a_desc(a0, 0), da1 = L::a_desc(a0, 1);
         wgmma_sp<kBf16, 0, kBN>(acc[b], da0, db0, cur[b], kt > 0 ? 1 : 0);
         wgmma_sp<kBf16, 1, kBN>(acc[b], da1, db1, cur[b], 1);
       }
@@ -436,6 +450,57 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 }
 
+// The layout probe (sparse24_wgmma_probe.hpp): one consumer warpgroup's view of one stage, built
+// from the same tensor maps, TMA loads, metadata offsets, descriptors and wgmma_sp as the kernel.
+constexpr int kProbeABytes = static_cast<int>(L::kAM64Bytes);
+constexpr int kProbeBBytes = kProbeN / L::kBBoxCols * kBBoxBytes;
+constexpr int kProbeSmem = kProbeABytes + kProbeBBytes + 1024 + 8;
+static_assert(kProbeRows == 64 && kProbeACols == L::kABoxCols && kProbeK == kBK, "one m64 block, one K tile");
+
+__global__ void __launch_bounds__(128, 1)
+    wgmma_layout_probe_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                              const std::uint16_t* __restrict__ e, std::uint16_t* __restrict__ image, float* __restrict__ d) {
+#if defined(WS_SPARSE24_WGMMA_ENABLED)
+  extern __shared__ std::uint8_t smem_raw[];
+  const std::uint32_t stage_a = (smem_u32(smem_raw) + 1023u) & ~1023u;
+  const std::uint32_t stage_b = stage_a + kProbeABytes;
+  const std::uint32_t bar = stage_b + kProbeBBytes;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid / 32;
+  if (tid == 0) {
+    mbar_init(bar, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  if (tid == 0) {
+    mbar_expect_tx(bar, kProbeABytes + kProbeBBytes);
+    tma_load_2d(stage_a, &map_a, 0, 0, bar);
+    for (int j = 0; j < kProbeN / L::kBBoxCols; ++j)
+      tma_load_2d(stage_b + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, L::kBBoxCols * j, 0, bar);
+  }
+  mbar_wait(bar, 0);
+  for (int i = tid; i < (kProbeABytes + kProbeBBytes) / 2; i += 128) {
+    std::uint16_t v;
+    asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(stage_a + 2u * static_cast<std::uint32_t>(i)));
+    image[i] = v;
+  }
+  // Warp w supplies rows 16w .. 16w + 15: the kernel's word of 16-row block w.
+  const std::uint32_t meta = *reinterpret_cast<const std::uint32_t*>(
+      reinterpret_cast<const std::uint8_t*>(e) + L::meta_word_byte(warp, lane));
+  float acc[1][kProbeN / 2] = {};
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  const std::uint32_t a0 = L::a_block(stage_a, 0);
+  wgmma_sp<false, 0, kProbeN>(acc[0], L::a_desc(a0, 0), L::b_desc(stage_b, 0), meta, 0);
+  wgmma_sp<false, 1, kProbeN>(acc[0], L::a_desc(a0, 1), L::b_desc(stage_b, 1), meta, 1);
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  const int t4 = lane & 3;
+  for_each_acc_pair(acc, warp, lane >> 2, [&](int, int j, int r, float v0, float v1) {
+    d[r * kProbeN + 8 * j + 2 * t4] = v0;
+    d[r * kProbeN + 8 * j + 2 * t4 + 1] = v1;
+  });
+#endif  // WS_SPARSE24_WGMMA_ENABLED
+}
+
 using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                  const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -452,6 +517,16 @@ EncodeTiled encode_tiled() {
   });
   require(fn != nullptr, "sparse24 wgmma: cuTensorMapEncodeTiled is not available");
   return fn;
+}
+
+// The tensor map's swizzle for the model's (the same Swizzle<B,4,3> on both sides).
+constexpr CUtensorMapSwizzle tma_swizzle(smem::Swizzle s) {
+  switch (s) {
+    case smem::Swizzle::k128B: return CU_TENSOR_MAP_SWIZZLE_128B;
+    case smem::Swizzle::k64B: return CU_TENSOR_MAP_SWIZZLE_64B;
+    case smem::Swizzle::k32B: return CU_TENSOR_MAP_SWIZZLE_32B;
+    default: return CU_TENSOR_MAP_SWIZZLE_NONE;
+  }
 }
 
 // 2-D row-major 16-bit tensor [rows][cols] with row pitch `pitch` elements, box {box_cols, box_rows}.
@@ -478,10 +553,10 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream)
   std::call_once(once, [&] {
     WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   });
-  const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2, kBK / 2, S::kBM,
-                                     CU_TENSOR_MAP_SWIZZLE_64B);
+  const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2, L::kABoxCols,
+                                     S::kBM, tma_swizzle(L::kASwizzle));
   // Rows >= K and columns >= N are outside the tensor: TMA fills them with zeros.
-  const CUtensorMap map_b = make_map(g.b, g.k, g.n, g.ldb, 64, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b = make_map(g.b, g.k, g.n, g.ldb, L::kBBoxCols, L::kBBoxRows, tma_swizzle(L::kBSwizzle));
   // C as a TMA store target: rows >= M and columns >= N of a box are not written.
   CUtensorMap map_c{};
   if constexpr (kTmaStore) map_c = make_map(g.c, g.m, g.n, g.ldc, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -524,6 +599,29 @@ void launch_config(const GemmArgs& g, bool persistent, cudaStream_t stream) {
 }
 
 }  // namespace
+
+WgmmaProbe wgmma_layout_probe(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
+                              const std::vector<std::uint16_t>& e) {
+  require(a.size() == static_cast<std::size_t>(kProbeRows) * kProbeACols && b.size() == static_cast<std::size_t>(kProbeK) * kProbeN &&
+              e.size() == static_cast<std::size_t>(kProbeRows / kMetaBlockRows) * kMetaBlockHalves,
+          "sparse24 wgmma probe: operand sizes");
+  int dev = 0, major = 0, minor = 0;
+  WS_CUDA(cudaGetDevice(&dev));
+  WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  require(major == 9 && minor == 0, "sparse24 wgmma probe: needs a compute capability 9.0 device");
+  const warpsparse::gpu::DeviceBuffer<std::uint16_t> da(a), db(b), de(e);
+  warpsparse::gpu::DeviceBuffer<std::uint16_t> dimage(static_cast<std::size_t>(kProbeABytes + kProbeBBytes) / 2);
+  warpsparse::gpu::DeviceBuffer<float> dd(static_cast<std::size_t>(kProbeRows) * kProbeN);
+  const CUtensorMap map_a = make_map(da.get(), kProbeRows, kProbeACols, kProbeACols, L::kABoxCols, kProbeRows,
+                                     tma_swizzle(L::kASwizzle));
+  const CUtensorMap map_b = make_map(db.get(), kProbeK, kProbeN, kProbeN, L::kBBoxCols, L::kBBoxRows, tma_swizzle(L::kBSwizzle));
+  WS_CUDA(cudaFuncSetAttribute(wgmma_layout_probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kProbeSmem));
+  wgmma_layout_probe_kernel<<<1, 128, kProbeSmem>>>(map_a, map_b, de.get(), dimage.get(), dd.get());
+  WS_CUDA(cudaGetLastError());
+  WS_CUDA(cudaDeviceSynchronize());
+  return WgmmaProbe{dimage.download(), dd.download()};
+}
 
 void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
   if (g.k == 0) {
