@@ -11,13 +11,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <ostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/ec/ec_spmv.hpp"
+#include "proptests/ec/ec_cases.hpp"
 #include "proptests/gpu_props_common.hpp"
 #include "reference/ec/ec_format.hpp"
 #include "reference/ec/ec_schedule.hpp"
@@ -32,108 +33,25 @@ namespace {
 
 using gpu_props::raw_bits;
 
-struct Case {
-  std::int64_t rows = 1, cols = 1;
-  double density = 0.1;       // of each row's G = 1 columns
-  int delta_bits = 8;
-  std::vector<int> units;     // G of each hand-made unit
-  double unit_density = 1.0;  // column density of a unit's shared columns
-  double empty_rows = 0.0;    // share of rows left empty
-  bool last_col = false;      // row 0 gets a nonzero in the last column
-  std::vector<int> clip;      // per set: 0 = one piece per block, else the longest piece in steps
+// A recipe (ec_cases) and how the kernel is run on it.
+struct Case : ec_cases::Recipe {
+  Case(ec_cases::Recipe r = {}) : Recipe(std::move(r)) {}
   float alpha = 1, beta = 0;
-  bool encoder = false;       // encode_ec instead of the hand-made extraction
-  std::uint64_t seed = 0;
 };
 
 void showValue(const Case& c, std::ostream& os) {
-  os << "{rows=" << c.rows << " cols=" << c.cols << " density=" << c.density << " bits=" << c.delta_bits << " units=[";
-  for (std::size_t i = 0; i < c.units.size(); ++i) os << (i ? "," : "") << c.units[i];
-  os << "] unit_density=" << c.unit_density << " empty_rows=" << c.empty_rows << " last_col=" << c.last_col << " clip=[";
-  for (std::size_t i = 0; i < c.clip.size(); ++i) os << (i ? "," : "") << c.clip[i];
-  os << "] alpha=" << c.alpha << " beta=" << c.beta << " encoder=" << c.encoder << " seed=" << c.seed << "}";
+  ec_cases::showValue(c, os);
+  os << " alpha=" << c.alpha << " beta=" << c.beta;
 }
 
-template <class T>
-struct Built {
-  SparseRows<T> m;
-  Ec<T> a;
-};
+using ec_cases::Built;
+using ec_cases::plan_of;
 
-// The matrix of a case and its EC layout (as in proptests/ec/ec_model_props.cpp): units take
-// distinct rows and the longest prefix of their Bernoulli columns that fills whole steps; every
-// other entry is a G = 1 column. Finite values only: NaN payloads differ between host and GPU.
+// The matrix of a case (ec_cases::build, never with specials: NaN payloads differ between host and
+// GPU), its values drawn as this test always has (one N(0, 1) stream).
 template <class T>
-Built<T> build(const Case& c) {
-  std::mt19937_64 rng(c.seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<float> n(0.0f, 1.0f);
-  ec::EcExtraction ex;
-  ex.rows = c.rows;
-  ex.cols = c.cols;
-  std::vector<std::vector<std::int32_t>> unit_cols(static_cast<std::size_t>(c.rows));
-  std::vector<std::uint32_t> pool(static_cast<std::size_t>(c.rows));
-  std::iota(pool.begin(), pool.end(), 0u);
-  std::shuffle(pool.begin(), pool.end(), rng);
-  std::size_t next = 0;
-  for (const int g : c.units) {
-    if (next + static_cast<std::size_t>(g) > pool.size()) break;
-    std::vector<std::int32_t> cand;
-    for (std::int64_t col = 0; col < c.cols; ++col)
-      if (u(rng) < c.unit_density) cand.push_back(static_cast<std::int32_t>(col));
-    // The self-filling prefix: fill_long's first guess for L assumes no padding slots, so a
-    // prefix with padding may fill with another L; shrink until fill_long takes all of it.
-    for (std::int64_t used; (used = ec::fill_long(cand, 4, c.delta_bits, 1).used) != static_cast<std::int64_t>(cand.size());)
-      cand.resize(static_cast<std::size_t>(used));
-    if (cand.empty()) continue;
-    ec::EcUnit unit;
-    unit.group = g;
-    for (int k = 0; k < g; ++k) {
-      const std::uint32_t r = pool[next++];
-      unit.rows.push_back(r);
-      unit_cols[r] = cand;
-    }
-    unit.cols = cand;
-    ex.blocks.push_back(std::move(unit));
-  }
-  ex.residual.resize(static_cast<std::size_t>(c.rows));
-  Built<T> b;
-  b.m.cols = c.cols;
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    const bool empty = u(rng) < c.empty_rows && unit_cols[r].empty() && !(r == 0 && c.last_col);
-    std::vector<std::int32_t> all = unit_cols[r];
-    auto& res = ex.residual[static_cast<std::size_t>(r)];
-    if (!empty)
-      for (std::int64_t col = 0; col < c.cols; ++col) {
-        const bool in_unit = std::binary_search(unit_cols[r].begin(), unit_cols[r].end(), static_cast<std::int32_t>(col));
-        const bool want = u(rng) < c.density || (r == 0 && c.last_col && col == c.cols - 1);
-        if (!in_unit && want) res.push_back(static_cast<std::int32_t>(col));
-      }
-    all.insert(all.end(), res.begin(), res.end());
-    std::sort(all.begin(), all.end());
-    for (const std::int32_t col : all) {
-      T v;
-      do v = from_float<T>(n(rng)); while (is_zero(v));
-      b.m.push(col, v);
-    }
-    b.m.end_row();
-  }
-  ec::EcParams p;
-  p.delta_bits = c.delta_bits;
-  if (c.encoder) {
-    p.threads = 1;
-    b.a = encode_ec(b.m, p);
-    return b;
-  }
-  b.a = ec_layout_blocks(b.m, std::move(ex), p);
-  return b;
-}
-
-template <class T>
-ec::Plan plan_of(const Ec<T>& a, const Case& c) {
-  std::vector<int> clip(a.sets.size(), 0);
-  for (std::size_t i = 0; i < clip.size() && i < c.clip.size(); ++i) clip[i] = c.clip[i];
-  return ec::make_plan(a, clip);
+Built<T> build(const ec_cases::Recipe& c) {
+  return ec_cases::build<T>(c, ec_cases::Values::one_stream);
 }
 
 // Runs the kernels and the model on one case: "" or the first differing bit (partials, then y), or
@@ -250,19 +168,7 @@ void check_types(const Case& c, bool other) {
   }
 }
 
-Case fixed(std::int64_t rows, std::int64_t cols, double density, std::vector<int> units = {}, double unit_density = 1.0,
-           bool last_col = false, double empty_rows = 0.0) {
-  Case c;
-  c.rows = rows;
-  c.cols = cols;
-  c.density = density;
-  c.units = std::move(units);
-  c.unit_density = unit_density;
-  c.last_col = last_col;
-  c.empty_rows = empty_rows;
-  c.seed = 4242;
-  return c;
-}
+constexpr ec_cases::Fixed fixed{4242};
 
 }  // namespace
 
