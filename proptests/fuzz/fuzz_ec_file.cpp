@@ -3,15 +3,14 @@
 // the same from a stream of unknown size (a pipe), decodes (no (row, column) twice), and for small
 // shapes runs through the EC warp model (blocks whole, and one step per piece) within the oracle's
 // bound. Each input is tried as given and with its checksum recomputed.
-#include <cstring>
 #include <random>
-#include <sstream>
 #include <variant>
 
 #include "proptests/fuzz/fuzz_support.hpp"
 #include "reference/ec/ec_schedule.hpp"
 #include "reference/ec/ec_spmv_model.hpp"
 #include "reference/io/ec_file.hpp"
+#include "proptests/fuzz/read_both_ways.hpp"
 
 using namespace warpsparse;
 
@@ -46,28 +45,9 @@ void check_ec_model(const Ec<T>& a) {
 }
 
 void one(std::span<const std::uint8_t> bytes) {
-  std::optional<io::AnyEc> file, pipe;
-  std::string file_error, pipe_error;
-  try {
-    file = io::parse_ec(bytes, "fuzz.ec", fuzz::kBudget);
-  } catch (const Error& e) {
-    file_error = e.what();
-    fuzz::check_message(file_error, "fuzz.ec");
-  }
-  try {
-    std::istringstream in(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-    pipe = io::read_ec(in, "pipe", std::nullopt, fuzz::kBudget);
-  } catch (const Error& e) {
-    pipe_error = e.what();
-    fuzz::check_message(pipe_error, "pipe");
-  }
-  fuzz::check(file.has_value() == pipe.has_value(),
-              "the file and stream readers disagree: '" + file_error + "' vs '" + pipe_error + "'");
-  if (!file) return;
-  const auto written = io::serialize_ec(*file);
-  fuzz::check(written == std::vector<std::uint8_t>(bytes.begin(), bytes.end()), "accepted file does not write back as read");
-  fuzz::check(io::serialize_ec(*pipe) == written, "the stream reader read a different matrix");
-  std::visit([](const auto& a) { check_ec_model(a); }, *file);
+  const auto r = io::read_both_ways<io::AnyEc>(bytes, "fuzz.ec", fuzz::kBudget, io::read_ec, io::serialize_ec);
+  fuzz::check(r.broken.empty(), r.broken);
+  if (r.file) std::visit([](const auto& a) { check_ec_model(a); }, *r.file);
 }
 
 }  // namespace
@@ -76,11 +56,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   one({data, size});
   // A mutated file almost never keeps its checksum, which would stop nearly every input at byte 48:
   // the same bytes with the checksum recomputed reach the descriptor and array checks behind it.
-  if (size >= io::kEcHeaderBytes) {
-    std::vector<std::uint8_t> fixed(data, data + size);
-    const std::uint64_t h = io::ec_file_checksum(fixed);
-    std::memcpy(fixed.data() + io::kEcChecksumOffset, &h, sizeof h);
-    one(fixed);
-  }
+  if (const auto fixed = io::with_file_checksum({data, size}, io::kEcChecksumOffset)) one(*fixed);
   return 0;
 }

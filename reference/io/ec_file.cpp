@@ -4,30 +4,14 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstring>
-#include <fstream>
 #include <limits>
 
-#include "reference/io/input.hpp"
-#include "reference/io/macko_file.hpp"  // fnv1a64
+#include "reference/io/binary_stream.hpp"
 
 namespace warpsparse::io {
 
-static_assert(std::endian::native == std::endian::little, "the EC file writer assumes a little-endian host");
-
 namespace {
-
-template <class U>
-void put(std::uint8_t* out, U v) {
-  std::memcpy(out, &v, sizeof(U));
-}
-template <class U>
-U get(const std::uint8_t* b) {
-  U v;
-  std::memcpy(&v, b, sizeof(U));
-  return v;
-}
 
 // Offsets of the header fields (see ec_file.hpp).
 enum Off : std::size_t {
@@ -58,32 +42,30 @@ std::vector<std::uint8_t> header_bytes(const Ec<T>& m) {
   m.validate();
   const int bb = m.base_bits();
   std::vector<std::uint8_t> out(kEcHeaderBytes + m.sets.size() * kEcSetDescBytes, 0);
-  std::uint8_t* h = out.data();
-  std::memcpy(h, kEcMagic, sizeof kEcMagic);
-  put<std::uint32_t>(h + kVersion, kEcVersion);
-  put<std::uint8_t>(h + kValueType, static_cast<std::uint8_t>(Ec<T>::kValueType));
-  put<std::uint8_t>(h + kDeltaBits, static_cast<std::uint8_t>(m.delta_bits));
-  put<std::uint8_t>(h + kBaseBits, static_cast<std::uint8_t>(bb));
-  put<std::uint64_t>(h + kRows, static_cast<std::uint64_t>(m.rows));
-  put<std::uint64_t>(h + kCols, static_cast<std::uint64_t>(m.cols));
-  put<std::uint64_t>(h + kNnz, static_cast<std::uint64_t>(m.nnz));
-  put<std::uint32_t>(h + kSetCount, static_cast<std::uint32_t>(m.sets.size()));
+  const std::span<std::uint8_t> h(out);
+  std::memcpy(h.data(), kEcMagic, sizeof kEcMagic);
+  store_le<std::uint32_t>(h, kVersion, kEcVersion);
+  store_le<std::uint8_t>(h, kValueType, static_cast<std::uint8_t>(Ec<T>::kValueType));
+  store_le<std::uint8_t>(h, kDeltaBits, static_cast<std::uint8_t>(m.delta_bits));
+  store_le<std::uint8_t>(h, kBaseBits, static_cast<std::uint8_t>(bb));
+  store_le<std::uint64_t>(h, kRows, static_cast<std::uint64_t>(m.rows));
+  store_le<std::uint64_t>(h, kCols, static_cast<std::uint64_t>(m.cols));
+  store_le<std::uint64_t>(h, kNnz, static_cast<std::uint64_t>(m.nnz));
+  store_le<std::uint32_t>(h, kSetCount, static_cast<std::uint32_t>(m.sets.size()));
   for (std::size_t si = 0; si < m.sets.size(); ++si) {
     const EcSet<T>& s = m.sets[si];
-    std::uint8_t* d = h + kEcHeaderBytes + si * kEcSetDescBytes;
-    put<std::uint8_t>(d + kGroup, static_cast<std::uint8_t>(s.group));
-    put<std::uint8_t>(d + kVec, static_cast<std::uint8_t>(s.vec));
-    put<std::uint8_t>(d + kFlags, static_cast<std::uint8_t>(s.is_short ? 1 : 0));
-    put<std::uint8_t>(d + kDescDeltaBits, static_cast<std::uint8_t>(m.delta_bits));
-    put<std::uint64_t>(d + kBlocks, static_cast<std::uint64_t>(s.blocks()));
-    put<std::uint64_t>(d + kSteps, static_cast<std::uint64_t>(s.steps()));
+    const auto d = h.subspan(kEcHeaderBytes + si * kEcSetDescBytes, kEcSetDescBytes);
+    store_le<std::uint8_t>(d, kGroup, static_cast<std::uint8_t>(s.group));
+    store_le<std::uint8_t>(d, kVec, static_cast<std::uint8_t>(s.vec));
+    store_le<std::uint8_t>(d, kFlags, static_cast<std::uint8_t>(s.is_short ? 1 : 0));
+    store_le<std::uint8_t>(d, kDescDeltaBits, static_cast<std::uint8_t>(m.delta_bits));
+    store_le<std::uint64_t>(d, kBlocks, static_cast<std::uint64_t>(s.blocks()));
+    store_le<std::uint64_t>(d, kSteps, static_cast<std::uint64_t>(s.steps()));
     const auto len = set_lengths(s, bb);
-    for (std::uint64_t a = 0; a < kArrays; ++a) put<std::uint64_t>(d + kLengthField[a], len[a]);
+    for (std::uint64_t a = 0; a < kArrays; ++a) store_le<std::uint64_t>(d, kLengthField[a], len[a]);
   }
   return out;
 }
-
-const std::uint8_t* byte_ptr(const void* p) { return static_cast<const std::uint8_t*>(p); }
 
 // Calls emit(bytes) for each array of m in file order; 16-bit bases go through a small buffer.
 template <class T, class Emit>
@@ -91,16 +73,16 @@ void for_each_array(const Ec<T>& m, Emit emit) {
   const bool narrow = m.base_bits() == 16;
   std::vector<std::uint16_t> b16;
   for (const EcSet<T>& s : m.sets) {
-    emit(std::span(byte_ptr(s.rows.data()), s.rows.size() * 4));
-    emit(std::span(byte_ptr(s.step_ptr.data()), s.step_ptr.size() * 4));
+    emit(byte_span(s.rows.data(), s.rows.size() * 4));
+    emit(byte_span(s.step_ptr.data(), s.step_ptr.size() * 4));
     if (narrow) {
       b16.assign(s.bases.begin(), s.bases.end());  // validate() holds every base below cols <= 65536
-      emit(std::span(byte_ptr(b16.data()), b16.size() * 2));
+      emit(byte_span(b16.data(), b16.size() * 2));
     } else {
-      emit(std::span(byte_ptr(s.bases.data()), s.bases.size() * 4));
+      emit(byte_span(s.bases.data(), s.bases.size() * 4));
     }
-    emit(std::span(byte_ptr(s.deltas.data()), s.deltas.size()));
-    emit(std::span(byte_ptr(s.values.data()), s.values.size() * sizeof(T)));
+    emit(byte_span(s.deltas.data(), s.deltas.size()));
+    emit(byte_span(s.values.data(), s.values.size() * sizeof(T)));
   }
 }
 
@@ -108,10 +90,9 @@ void for_each_array(const Ec<T>& m, Emit emit) {
 template <class T>
 std::vector<std::uint8_t> checksummed_header(const Ec<T>& m) {
   std::vector<std::uint8_t> h = header_bytes(m);
-  const std::span<const std::uint8_t> all(h);
-  std::uint64_t hash = fnv1a64(all.subspan(kEcChecksumOffset + 8), fnv1a64(all.first(kEcChecksumOffset)));
+  std::uint64_t hash = file_checksum(h, kEcChecksumOffset);
   for_each_array(m, [&](std::span<const std::uint8_t> part) { hash = fnv1a64(part, hash); });
-  put<std::uint64_t>(h.data() + kEcChecksumOffset, hash);
+  store_le<std::uint64_t>(h, kEcChecksumOffset, hash);
   return h;
 }
 
@@ -128,27 +109,9 @@ std::vector<std::uint8_t> serialize_ec(const AnyEc& m) {
   return std::visit([](const auto& a) { return serialize_ec(a); }, m);
 }
 
-std::uint64_t ec_file_checksum(std::span<const std::uint8_t> file) {
-  if (file.size() < kEcHeaderBytes) return fnv1a64(file.first(std::min(file.size(), kEcChecksumOffset)));
-  return fnv1a64(file.subspan(kEcChecksumOffset + 8), fnv1a64(file.first(kEcChecksumOffset)));
-}
+std::uint64_t ec_file_checksum(std::span<const std::uint8_t> file) { return file_checksum(file, kEcChecksumOffset); }
 
 namespace {
-
-// Reads up to n bytes into dst, hashing them; returns how many it read (n unless the stream ended).
-std::uint64_t read_hashed(std::istream& in, void* dst, std::uint64_t n, std::uint64_t& hash) {
-  auto* p = static_cast<char*>(dst);
-  std::uint64_t done = 0;
-  while (done < n) {
-    const auto chunk = static_cast<std::streamsize>(std::min<std::uint64_t>(n - done, std::uint64_t{1} << 30));
-    in.read(p + done, chunk);
-    const auto got = static_cast<std::uint64_t>(in.gcount());
-    hash = fnv1a64(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(p + done), got), hash);
-    done += got;
-    if (got != static_cast<std::uint64_t>(chunk)) break;
-  }
-  return done;
-}
 
 // What the descriptors of a file say, checked: per set its shape and where its arrays start.
 struct SetLayout {
@@ -222,91 +185,76 @@ std::optional<std::pair<EcFault, std::int64_t>> duplicate_fault(const Ec<T>& m) 
 }  // namespace
 
 AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint64_t> size, const MemoryBudget& budget) {
-  auto fail = [&](std::uint64_t off, const std::string& field, const std::string& what) -> Error {
-    return Error(fmt::format("{}: byte {}: {}: {}", name, off, field, what));
-  };
+  BinaryReader r(in, name);
   std::array<std::uint8_t, kEcHeaderBytes> h{};
-  in.read(reinterpret_cast<char*>(h.data()), static_cast<std::streamsize>(h.size()));
-  const auto got = static_cast<std::uint64_t>(in.gcount());
-  if (in.bad()) throw Error(name + ": read error");
-  if (got < sizeof kEcMagic || std::memcmp(h.data(), kEcMagic, sizeof kEcMagic) != 0)
-    throw fail(0, "magic", "not an EC file (it does not start with \"WSECCSR\\0\")");
-  if (got < kEcHeaderBytes)
-    throw fail(got, "header", fmt::format("truncated: the file has {} bytes, the header needs {}", got, kEcHeaderBytes));
-  const std::uint8_t* b = h.data();
-  const auto version = get<std::uint32_t>(b + kVersion);
-  if (version != kEcVersion)
-    throw fail(kVersion, "version", fmt::format("unsupported version {} (this reader knows {})", version, kEcVersion));
-  const auto vt = get<std::uint8_t>(b + kValueType);
-  if (vt == static_cast<std::uint8_t>(ValueType::int8))
-    throw fail(kValueType, "value_type", "int8 values are not part of EC-CSR (fp16, bf16 or fp32)");
-  if (vt > static_cast<std::uint8_t>(ValueType::int8))
-    throw fail(kValueType, "value_type", fmt::format("unknown code {}", vt));
-  const int db = get<std::uint8_t>(b + kDeltaBits);
-  if (!ec::valid_delta_bits(db)) throw fail(kDeltaBits, "delta_bits", fmt::format("{} is not 4 or 8", db));
-  const int bb = get<std::uint8_t>(b + kBaseBits);
-  if (bb != 16 && bb != 32) throw fail(kBaseBits, "base_bits", fmt::format("{} is not 16 or 32", bb));
-  if (get<std::uint8_t>(b + kReserved) != 0) throw fail(kReserved, "reserved", "must be 0");
-  const auto rows = get<std::uint64_t>(b + kRows), cols = get<std::uint64_t>(b + kCols);
-  const auto nnz = get<std::uint64_t>(b + kNnz);
+  r.read_header(h, kEcMagic, "an EC file", kEcChecksumOffset);
+  const std::span<const std::uint8_t> b(h);
+  r.check_version(kVersion, kEcVersion);
+  const ValueType vt = r.value_type(kValueType);  // an unknown code is refused there
+  if (vt == ValueType::int8)
+    throw r.fail(kValueType, "value_type", "int8 values are not part of EC-CSR (fp16, bf16 or fp32)");
+  const int db = r.code(kDeltaBits, "delta_bits", [](int v) { return ec::valid_delta_bits(v); }, "4 or 8");
+  const int bb = r.code(kBaseBits, "base_bits", [](int v) { return v == 16 || v == 32; }, "16 or 32");
+  r.check_reserved<std::uint8_t>(kReserved);
+  const auto rows = load_le<std::uint64_t>(b, kRows), cols = load_le<std::uint64_t>(b, kCols);
+  const auto nnz = load_le<std::uint64_t>(b, kNnz);
   if (rows > std::numeric_limits<std::uint32_t>::max())
-    throw fail(kRows, "rows", fmt::format("{} exceeds 2^32 - 1 (row indices are 32-bit)", rows));
-  if (cols > static_cast<std::uint64_t>(kMaxCols)) throw fail(kCols, "cols", fmt::format("{} exceeds 2^31 - 1", cols));
+    throw r.fail(kRows, "rows", fmt::format("{} exceeds 2^32 - 1 (row indices are 32-bit)", rows));
+  if (cols > static_cast<std::uint64_t>(kMaxCols)) throw r.fail(kCols, "cols", fmt::format("{} exceeds 2^31 - 1", cols));
   if (bb != base_bits_for(cols))
-    throw fail(kBaseBits, "base_bits", fmt::format("{}, expected {} for {} columns (16 if cols <= 65536, else 32)", bb,
+    throw r.fail(kBaseBits, "base_bits", fmt::format("{}, expected {} for {} columns (16 if cols <= 65536, else 32)", bb,
                                                    base_bits_for(cols), cols));
-  const auto nsets = get<std::uint32_t>(b + kSetCount);
+  const auto nsets = load_le<std::uint32_t>(b, kSetCount);
   if (nsets != 5 && nsets != 6)
-    throw fail(kSetCount, "set_count", fmt::format("{}, expected 5 (G = 8, 4, 2, 1, 1 short) or 6 (G = 16 first)", nsets));
-  if (get<std::uint32_t>(b + kReserved2) != 0) throw fail(kReserved2, "reserved", "must be 0");
+    throw r.fail(kSetCount, "set_count", fmt::format("{}, expected 5 (G = 8, 4, 2, 1, 1 short) or 6 (G = 16 first)", nsets));
+  r.check_reserved<std::uint32_t>(kReserved2);
 
-  std::uint64_t hash = fnv1a64(std::span<const std::uint8_t>(h).first(kEcChecksumOffset));
   // The descriptors: complete, in the set order, lengths agreeing with the counts.
   std::vector<std::uint8_t> desc(nsets * kEcSetDescBytes);
   {
-    const std::uint64_t n = read_hashed(in, desc.data(), desc.size(), hash);
+    const std::uint64_t n = r.read_some(desc.data(), desc.size());
     if (in.bad()) throw Error(name + ": read error");
     if (n != desc.size())
-      throw fail(kEcHeaderBytes + n, fmt::format("set[{}]", n / kEcSetDescBytes),
+      throw r.fail(kEcHeaderBytes + n, fmt::format("set[{}]", n / kEcSetDescBytes),
                  fmt::format("truncated: the file ends in the set descriptors, which need {} bytes", kEcHeaderBytes + desc.size()));
   }
-  const std::uint64_t vsize = value_bits(static_cast<ValueType>(vt)) / 8;
+  const std::uint64_t vsize = value_bits(vt) / 8;
   const std::uint64_t payload_at = kEcHeaderBytes + desc.size();
   std::vector<SetLayout> sets(nsets);
   std::uint64_t at = payload_at, stored = 0, memory = 0, row_entries = 0;
   for (std::uint32_t si = 0; si < nsets; ++si) {
-    const std::uint8_t* d = desc.data() + si * kEcSetDescBytes;
+    const auto d = std::span<const std::uint8_t>(desc).subspan(si * kEcSetDescBytes, kEcSetDescBytes);
     const std::uint64_t dat = kEcHeaderBytes + si * kEcSetDescBytes;
     auto field = [&](const char* f) { return fmt::format("set[{}].{}", si, f); };
     SetLayout& s = sets[si];
     const bool last = si + 1 == nsets;
     const int want_g = last ? 1 : (1 << (nsets - 2)) >> si;
     const int want_v = last ? 1 : ec::long_vec(want_g, static_cast<int>(vsize));
-    s.group = get<std::uint8_t>(d + kGroup);
-    s.vec = get<std::uint8_t>(d + kVec);
-    const auto flags = get<std::uint8_t>(d + kFlags);
+    s.group = load_le<std::uint8_t>(d, kGroup);
+    s.vec = load_le<std::uint8_t>(d, kVec);
+    const auto flags = load_le<std::uint8_t>(d, kFlags);
     s.is_short = (flags & 1) != 0;
     if (s.group != want_g)
-      throw fail(dat + kGroup, field("group"), fmt::format("G = {}, expected {} (sets go {}G = 1 long, G = 1 short)", s.group,
+      throw r.fail(dat + kGroup, field("group"), fmt::format("G = {}, expected {} (sets go {}G = 1 long, G = 1 short)", s.group,
                                                            want_g, nsets == 6 ? "G = 16, 8, 4, 2, " : "G = 8, 4, 2, "));
     if (s.vec != want_v)
-      throw fail(dat + kVec, field("vec"), fmt::format("v = {}, expected {} for G = {}{} in {}", s.vec, want_v, s.group,
-                                                       last ? " short" : "", to_string(static_cast<ValueType>(vt))));
+      throw r.fail(dat + kVec, field("vec"), fmt::format("v = {}, expected {} for G = {}{} in {}", s.vec, want_v, s.group,
+                                                       last ? " short" : "", to_string(vt)));
     if (flags != (last ? 1 : 0))
-      throw fail(dat + kFlags, field("flags"), fmt::format("{:#04x}, expected {:#04x} (bit 0 marks the last set, the short one)",
+      throw r.fail(dat + kFlags, field("flags"), fmt::format("{:#04x}, expected {:#04x} (bit 0 marks the last set, the short one)",
                                                            flags, last ? 1 : 0));
-    if (get<std::uint8_t>(d + kDescDeltaBits) != db)
-      throw fail(dat + kDescDeltaBits, field("delta_bits"),
-                 fmt::format("{}, the header says {}", get<std::uint8_t>(d + kDescDeltaBits), db));
-    if (get<std::uint32_t>(d + kDescReserved) != 0) throw fail(dat + kDescReserved, field("reserved"), "must be 0");
-    s.blocks = get<std::uint64_t>(d + kBlocks);
-    s.steps = get<std::uint64_t>(d + kSteps);
+    if (load_le<std::uint8_t>(d, kDescDeltaBits) != db)
+      throw r.fail(dat + kDescDeltaBits, field("delta_bits"),
+                 fmt::format("{}, the header says {}", load_le<std::uint8_t>(d, kDescDeltaBits), db));
+    if (load_le<std::uint32_t>(d, kDescReserved) != 0) throw r.fail(dat + kDescReserved, field("reserved"), "must be 0");
+    s.blocks = load_le<std::uint64_t>(d, kBlocks);
+    s.steps = load_le<std::uint64_t>(d, kSteps);
     if (s.blocks > std::numeric_limits<std::uint32_t>::max())
-      throw fail(dat + kBlocks, field("blocks"), fmt::format("{} exceeds 2^32 - 1", s.blocks));
+      throw r.fail(dat + kBlocks, field("blocks"), fmt::format("{} exceeds 2^32 - 1", s.blocks));
     if (s.steps > std::numeric_limits<std::uint32_t>::max())
-      throw fail(dat + kSteps, field("steps"), fmt::format("{} exceeds 2^32 - 1 (step offsets are 32-bit)", s.steps));
+      throw r.fail(dat + kSteps, field("steps"), fmt::format("{} exceeds 2^32 - 1 (step offsets are 32-bit)", s.steps));
     if (s.steps < s.blocks)
-      throw fail(dat + kSteps, field("steps"), fmt::format("{} steps for {} blocks (each block has at least one)", s.steps, s.blocks));
+      throw r.fail(dat + kSteps, field("steps"), fmt::format("{} steps for {} blocks (each block has at least one)", s.steps, s.blocks));
     // Counts are below 2^32 and G, v at most 16 and 8, so none of these products overflows.
     const std::uint64_t slots = s.steps * ec::kLanes * static_cast<std::uint64_t>(s.vec);
     const std::array<std::uint64_t, kArrays> want = {
@@ -315,9 +263,9 @@ AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint
         static_cast<std::uint64_t>(ec::delta_bytes(static_cast<std::int64_t>(slots), db)),
         slots * static_cast<std::uint64_t>(s.group) * vsize};
     for (std::uint64_t a = 0; a < kArrays; ++a) {
-      const auto len = get<std::uint64_t>(d + kLengthField[a]);
+      const auto len = load_le<std::uint64_t>(d, kLengthField[a]);
       if (len != want[a])
-        throw fail(dat + kLengthField[a], field(kArrayNames[a]) + "_bytes",
+        throw r.fail(dat + kLengthField[a], field(kArrayNames[a]) + "_bytes",
                    fmt::format("{}, expected {} ({} blocks, {} steps)", len, want[a], s.blocks, s.steps));
       s.bytes[a] = len;
       s.at[a] = at;
@@ -327,23 +275,21 @@ AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint
     row_entries += s.blocks * static_cast<std::uint64_t>(s.group);
     memory += s.bytes[0] + s.bytes[1] + s.blocks * ec::kLanes * 4 + s.bytes[3] + s.bytes[4];
   }
-  if (nnz > stored) throw fail(kNnz, "nnz", fmt::format("{} exceeds the {} values the sets store", nnz, stored));
+  if (nnz > stored) throw r.fail(kNnz, "nnz", fmt::format("{} exceeds the {} values the sets store", nnz, stored));
   const std::uint64_t end = at;
   // Which field a byte offset falls in (for truncation messages).
-  auto section = [&](std::uint64_t off) -> std::string {
+  r.declare_payload(end, [&](std::uint64_t off) -> std::string {
     for (std::uint32_t si = 0; si < nsets; ++si)
       for (std::uint64_t a = 0; a < kArrays; ++a)
         if (off < sets[si].at[a] + sets[si].bytes[a]) return fmt::format("set[{}].{}", si, kArrayNames[a]);
     return "payload";
-  };
-  if (size && *size < end)
-    throw fail(*size, section(*size), fmt::format("truncated: the file has {} bytes, the header declares {}", *size, end));
-  if (size && *size > end) throw fail(end, "payload", fmt::format("{} trailing bytes after the declared arrays", *size - end));
+  });
+  r.check_size(size);
   // The arrays, and the duplicate check's (block, row) entries and largest row.
   budget.require(sat_add(memory, sat_add(row_entries * 16, nnz * 8)),
                  fmt::format("{}: {} x {} EC matrix of {} stored values", name, rows, cols, stored));
 
-  return dispatch_value_type(static_cast<ValueType>(vt), [&](auto tag) -> AnyEc {
+  return dispatch_value_type(vt, [&](auto tag) -> AnyEc {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, std::int8_t>) {
       throw Error("unreachable: int8 EC file");  // refused above
@@ -353,15 +299,7 @@ AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint
       m.cols = static_cast<std::int64_t>(cols);
       m.delta_bits = db;
       m.nnz = static_cast<std::int64_t>(nnz);
-      // Each array is read straight into place; a stream that ends early (a pipe, a file that shrank)
-      // is reported where it ended.
-      auto read_into = [&](void* dst, std::uint64_t off, std::uint64_t n) {
-        if (in.bad()) throw Error(name + ": read error");
-        const std::uint64_t got_bytes = read_hashed(in, dst, n, hash);
-        if (got_bytes != n)
-          throw fail(off + got_bytes, section(off + got_bytes),
-                     fmt::format("truncated: the file ends at byte {}, the header declares {}", off + got_bytes, end));
-      };
+      // Each array is read straight into place.
       for (std::uint32_t si = 0; si < nsets; ++si) {
         const SetLayout& l = sets[si];
         EcSet<T> s;
@@ -369,25 +307,22 @@ AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint
         s.vec = l.vec;
         s.is_short = l.is_short;
         s.rows.resize(l.bytes[0] / 4);
-        read_into(s.rows.data(), l.at[0], l.bytes[0]);
+        r.read_array(s.rows.data(), l.at[0], l.bytes[0]);
         s.step_ptr.resize(l.bytes[1] / 4);
-        read_into(s.step_ptr.data(), l.at[1], l.bytes[1]);
+        r.read_array(s.step_ptr.data(), l.at[1], l.bytes[1]);
         s.bases.resize(l.blocks * ec::kLanes);
-        read_into(s.bases.data(), l.at[2], l.bytes[2]);
+        r.read_array(s.bases.data(), l.at[2], l.bytes[2]);
         if (bb == 16)  // widen in place, from the end
           for (std::size_t i = s.bases.size(); i-- > 0;)
-            s.bases[i] = get<std::uint16_t>(byte_ptr(s.bases.data()) + i * 2);
+            s.bases[i] = load_le<std::uint16_t>(byte_span(s.bases.data(), s.bases.size() * 4), i * 2);
         s.deltas.resize(l.bytes[3]);
-        read_into(s.deltas.data(), l.at[3], l.bytes[3]);
+        r.read_array(s.deltas.data(), l.at[3], l.bytes[3]);
         s.values.resize(l.bytes[4] / sizeof(T));
-        read_into(s.values.data(), l.at[4], l.bytes[4]);
+        r.read_array(s.values.data(), l.at[4], l.bytes[4]);
         m.sets.push_back(std::move(s));
       }
-      if (in.peek() != std::char_traits<char>::eof()) throw fail(end, "payload", "trailing bytes after the declared arrays");
-      const auto stored_hash = get<std::uint64_t>(b + kEcChecksumOffset);
-      if (stored_hash != hash)
-        throw fail(kEcChecksumOffset, "checksum",
-                   fmt::format("mismatch: stored {:#018x}, computed {:#018x} (file corrupted)", stored_hash, hash));
+      r.check_end();
+      r.check_checksum();
       // A fault of the arrays, at its byte: (set, array, index) through the layout.
       auto locate = [&](const EcFault& f) -> std::pair<std::uint64_t, std::string> {
         if (f.set < 0 || f.set >= static_cast<int>(nsets)) {
@@ -407,11 +342,11 @@ AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint
       };
       if (const auto f = m.find_fault()) {
         const auto [off, field] = locate(*f);
-        throw fail(off, field, f->what);
+        throw r.fail(off, field, f->what);
       }
       if (const auto f = duplicate_fault(m)) {
         const auto [off, field] = locate(f->first);
-        throw fail(off, field, f->first.what);
+        throw r.fail(off, field, f->first.what);
       }
       return m;
     }
@@ -419,30 +354,22 @@ AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint
 }
 
 AnyEc parse_ec(std::span<const std::uint8_t> bytes, const std::string& name, const MemoryBudget& budget) {
-  MemoryBuf buf(bytes.data(), bytes.size());
-  std::istream in(&buf);
-  return read_ec(in, name, bytes.size(), budget);
+  return read_bytes<AnyEc>(read_ec, bytes, name, budget);
 }
 
 void write_ec_file(const std::string& path, const AnyEc& any) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error(fmt::format("{}: cannot open for writing", path));
+  BinaryFileWriter f(path);
   std::visit(
       [&](const auto& m) {
-        const auto header = checksummed_header(m);
-        f.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
-        for_each_array(m, [&](std::span<const std::uint8_t> part) {
-          f.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(part.size()));
-        });
+        f.write(checksummed_header(m));
+        for_each_array(m, [&](std::span<const std::uint8_t> part) { f.write(part); });
       },
       any);
-  f.flush();
-  if (!f) throw Error(fmt::format("{}: write failed", path));
+  f.finish();
 }
 
 AnyEc read_ec_file(const std::string& path, const MemoryBudget& budget) {
-  Input in = open_input(path);
-  return read_ec(*in.stream, in.name, in.size, budget);
+  return read_path<AnyEc>(read_ec, path, budget);
 }
 
 std::uint64_t ec_file_bytes(const AnyEc& any) {

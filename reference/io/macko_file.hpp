@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "reference/common/memory_budget.hpp"
+#include "reference/io/binary_stream.hpp"  // fnv1a64, file_checksum
 #include "reference/macko/macko_format.hpp"
 
 namespace warpsparse::io {
@@ -42,9 +43,6 @@ inline constexpr char kMackoMagic[8] = {'W', 'S', 'M', 'A', 'C', 'K', 'O', '\0'}
 inline constexpr std::uint32_t kMackoVersion = 1;
 inline constexpr std::size_t kMackoHeaderBytes = 80;
 inline constexpr std::size_t kMackoChecksumOffset = 72;
-
-// FNV-1a, 64-bit (offset basis 0xcbf29ce484222325, prime 0x100000001b3), continuing from h.
-std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes, std::uint64_t h = 0xcbf29ce484222325ull);
 
 template <class T>
 std::vector<std::uint8_t> serialize_macko(const Macko<T>& m);
