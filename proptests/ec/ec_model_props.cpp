@@ -14,6 +14,7 @@
 
 #include "proptests/ec/ec_cases.hpp"
 #include "proptests/prop_support.hpp"
+#include "proptests/spmv_cases.hpp"
 #include "reference/ec/ec_format.hpp"
 #include "reference/ec/ec_schedule.hpp"
 #include "reference/ec/ec_spmv_model.hpp"
@@ -91,13 +92,7 @@ std::string model_case(const SparseRows<T>& m, const Ec<T>& a, const ec::Plan& p
   if (dec.row_ptr != m.row_ptr || dec.col != m.col) return "decode_ec(a) does not give the matrix back";
   const SpmvCheck c = check_spmv<T, TX, TY>(dec, x, y_old, alpha, beta, y, [&](std::int64_t r) { return ec_chain_length(a, plan, r); });
   if (!c.ok()) {
-    FailureDump d;
-    d.matrix(m);
-    d.vector<TX>("x.txt", x);
-    d.vector<TY>("y_model.txt", y);
-    d.vector<TY>("y_old.txt", y_old);
-    d.vector("y_oracle.txt", spmv_oracle<T, TX, TY>(dec, x, y_old, double(alpha), double(beta)));
-    d.note("EC model vs oracle: " + c.first_failure);
+    dump<T, TX, TY>(dec, x, y, y_old, alpha, beta, "EC model vs oracle: " + c.first_failure);
     return "model vs oracle: " + c.first_failure;
   }
   std::uint64_t value_bytes = 0, delta_bytes = 0, slots = 0;

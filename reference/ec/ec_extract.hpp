@@ -476,6 +476,22 @@ inline bool usable(std::span<const std::int32_t> shared, const EcParams& p, std:
 }
 inline int pairing_levels(const EcParams& p) { return std::countr_zero(static_cast<unsigned>(p.max_group)); }
 
+// What both extractions start from: the checked input, and a result with its shape, one residual
+// row per row and the per-level counters at zero.
+inline EcExtraction start_extraction(std::int64_t rows, std::int64_t cols, std::span<const std::int64_t> row_ptr,
+                                     std::span<const std::int32_t> col, const EcParams& p) {
+  check_params(p);
+  check_input(rows, cols, row_ptr, col);
+  EcExtraction out;
+  out.rows = rows, out.cols = cols;
+  out.residual.resize(static_cast<std::size_t>(rows));
+  const auto levels = static_cast<std::size_t>(pairing_levels(p));
+  out.rounds.assign(levels, 0);
+  out.pairs.assign(levels, 0);
+  out.seconds.assign(levels, 0.0);
+  return out;
+}
+
 // Outputs a finished level's unit of G >= 2: self-filling prefixes become G-blocks, the rest goes
 // back to the G = 1 residual of each of its rows (`returns`, sorted in at the end).
 inline void output_unit(int group, std::span<const std::uint32_t> rows, const std::vector<std::int32_t>& left,
@@ -1121,15 +1137,8 @@ inline Units make_units(int group, std::int64_t cols, std::vector<NewUnit>& made
 inline EcExtraction extract_fast(std::int64_t rows, std::int64_t cols, std::span<const std::int64_t> row_ptr,
                                  std::span<const std::int32_t> col, const EcParams& p, const Tuning& tune,
                                  const std::function<void(const std::string&)>& progress) {
-  check_params(p);
-  check_input(rows, cols, row_ptr, col);
-  EcExtraction out;
-  out.rows = rows, out.cols = cols;
-  out.residual.resize(static_cast<std::size_t>(rows));
+  EcExtraction out = start_extraction(rows, cols, row_ptr, col, p);
   const int levels = pairing_levels(p);
-  out.rounds.assign(static_cast<std::size_t>(levels), 0);
-  out.pairs.assign(static_cast<std::size_t>(levels), 0);
-  out.seconds.assign(static_cast<std::size_t>(levels), 0.0);
   std::vector<std::vector<std::int32_t>> returns(static_cast<std::size_t>(rows));
 
   Units u;
@@ -1186,15 +1195,8 @@ inline EcExtraction extract_blocks_naive(std::int64_t rows, std::int64_t cols, s
                                          std::span<const std::int32_t> col, const EcParams& p = {},
                                          const std::function<void(const std::string&)>& progress = {}) {
   using namespace extract_detail;
-  check_params(p);
-  check_input(rows, cols, row_ptr, col);
-  EcExtraction out;
-  out.rows = rows, out.cols = cols;
-  out.residual.resize(static_cast<std::size_t>(rows));
+  EcExtraction out = start_extraction(rows, cols, row_ptr, col, p);
   const int levels = pairing_levels(p);
-  out.rounds.assign(static_cast<std::size_t>(levels), 0);
-  out.pairs.assign(static_cast<std::size_t>(levels), 0);
-  out.seconds.assign(static_cast<std::size_t>(levels), 0.0);
   std::vector<std::vector<std::int32_t>> returns(static_cast<std::size_t>(rows));
   const std::int64_t thr = usable_minimum(p);
 
