@@ -24,4 +24,13 @@ __device__ __forceinline__ float from_f32<float>(float v) {
   return v;
 }
 
+// y = alpha*acc (+ beta*y_old when beta != 0; y is not read otherwise), one rounding to TY: the
+// epilogue of every SpMV kernel, as spmv_detail::epilogue in the models.
+template <class TY>
+__device__ __forceinline__ void store_epilogue(TY* y, float acc, float alpha, float beta) {
+  float out = __fmul_rn(alpha, acc);
+  if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(*y), out);
+  *y = from_f32<TY>(out);
+}
+
 }  // namespace warpsparse::gpu

@@ -208,9 +208,7 @@ __global__ void __launch_bounds__(256)
     const std::uint32_t b = row_part_ptr[r], e = row_part_ptr[r + 1];
     float s = 0.0f;
     for (std::uint32_t i = b; i < e; ++i) s = __fadd_rn(s, partials[row_parts[i]]);
-    float out = __fmul_rn(alpha, s);
-    if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[r]), out);
-    y[r] = from_f32<TY>(out);
+    store_epilogue(y + r, s, alpha, beta);
   }
 }
 

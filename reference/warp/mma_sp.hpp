@@ -128,22 +128,30 @@ inline MmaSpTiles mma_sp_gather(const Lanes<MmaReg4>& a, const Lanes<MmaReg4>& b
   return t;
 }
 
+// D = A·B + C on decoded 16 × K, K × 8 and 16 × 8 tiles, scattered to the lanes' C/D fragments:
+// each output's K products and its accumulator summed in double, rounded once to fp32 (the
+// arithmetic note above). The dense mma (mma.hpp) shares it.
+template <std::size_t K>
+Lanes<MmaAcc4> mma_block_sum(const std::array<std::array<float, K>, 16>& a, const std::array<std::array<float, 8>, K>& b,
+                             const std::array<std::array<float, 8>, 16>& c) {
+  Lanes<MmaAcc4> d{};
+  for (int l = 0; l < kWarpSize; ++l)
+    for (int i = 0; i < 4; ++i) {
+      const FragCoord cc = mma_sp_cd_coord(l, i);
+      const auto row = static_cast<std::size_t>(cc.row), n = static_cast<std::size_t>(cc.col);
+      double s = c[row][n];
+      for (std::size_t k = 0; k < K; ++k) s += static_cast<double>(a[row][k]) * static_cast<double>(b[k][n]);
+      d[static_cast<std::size_t>(l)][static_cast<std::size_t>(i)] = static_cast<float>(s);
+    }
+  return d;
+}
+
 // D = A·B + C for one mma.sp m16n8k32 (see the arithmetic note above).
 inline Lanes<MmaAcc4> mma_sp_m16n8k32(const Lanes<MmaReg4>& a, const Lanes<MmaReg4>& b,
                                       const Lanes<MmaAcc4>& c, const Lanes<std::uint32_t>& e,
                                       int selector, bool is_bf16) {
   const MmaSpTiles t = mma_sp_gather(a, b, c, e, selector, is_bf16);
-  Lanes<MmaAcc4> d{};
-  for (int l = 0; l < kWarpSize; ++l)
-    for (int i = 0; i < 4; ++i) {
-      const FragCoord cc = mma_sp_cd_coord(l, i);
-      double s = t.c[static_cast<std::size_t>(cc.row)][static_cast<std::size_t>(cc.col)];
-      for (int k = 0; k < 32; ++k)
-        s += static_cast<double>(t.a[static_cast<std::size_t>(cc.row)][static_cast<std::size_t>(k)]) *
-             static_cast<double>(t.b[static_cast<std::size_t>(k)][static_cast<std::size_t>(cc.col)]);
-      d[static_cast<std::size_t>(l)][static_cast<std::size_t>(i)] = static_cast<float>(s);
-    }
-  return d;
+  return mma_block_sum(t.a, t.b, t.c);
 }
 
 }  // namespace warpsparse::warp
