@@ -7,9 +7,14 @@
 //   cusparse_csr  B = 1: cusparseSpMV on CSR (32-bit indices, fp16/bf16 values, CUDA_R_32F compute)
 //   cusparse_spmm B > 1: cusparseSpMM (CSR_ALG3) on the same CSR, X and Y dense in row order
 //   csr_warp      B = 1: our plain CSR kernel (kernels/csr/csr_spmv.hpp), one warp per row
-//   macko         the MACKO kernel (kernels/macko/macko_spmv.hpp), one row per schedule swept
+//   macko         B = 1, 2, 4, 8: the MACKO kernel (kernels/macko/macko_spmv.hpp), one row per schedule swept
 //   ec            B = 1: the EC-SpMV kernel (kernels/ec/ec_spmv.hpp) on the EC-CSR encoding of the same
 //                 matrix (hierarchical extraction, --ec-delta-bits), clipped for this GPU (ec::make_plan)
+//   bitmap        B = 1..16: the bitmap-tile tensor-core SpMM (kernels/bitmap/bitmap_spmm.hpp) on the bitmap
+//                 encoding of the same matrix, the policy's part count (bitmap::choose_schedule) and any
+//                 --bitmap-parts: where tensor cores take over from MACKO's FMAs as B grows
+//   bitmap_nodecode  with bitmap: the same launches without finding each lane's elements (not
+//                 checked): the bound of everything else, so bitmap - bitmap_nodecode is the decode
 //   copy          B = 1: cudaMemcpyAsync D2D moving the MACKO case's bytes (read + write): the floor
 //   read, row_stream*  B = 1: streaming bounds of the MACKO arrays (bench/stream_baselines.hpp)
 //   ec_stream, ec_stream_x  B = 1: streaming bounds of the EC kernel on the `ec` case's upload and plan
@@ -49,6 +54,7 @@
 #include "kernels/csr/csr_spmv.hpp"
 #include "reference/common/parse_number.hpp"
 #include "reference/sparse/spmv_common.hpp"
+#include "kernels/bitmap/bitmap_spmm.hpp"
 #include "kernels/common/device_facts.hpp"
 #include "kernels/ec/ec_spmv.hpp"
 #include "kernels/ec/ec_stream.hpp"
@@ -85,7 +91,8 @@ struct Options : CommonOptions {
   std::string schedules = "policy";  // policy, all (every compiled variant), or names separated by ';'
   std::string kernels = "cublas_gemv,cusparse_csr,csr_warp,macko,copy,read";
   std::string ec_delta_bits = "8";  // EC-CSR delta widths (4, 8 or 4,8)
-  std::string batch = "1";  // vectors per product (macko::Schedule::batch)
+  std::string batch = "1";  // vectors per product (macko::Schedule::batch, bitmap::Schedule::batch)
+  std::string bitmap_parts;  // part counts swept besides the policy's (empty: the policy's only)
   // MackoParams::align_rows of the MACKO encodings (a list: 0, 1 or 0,1). On by default: 0-5 % faster
   // on the 15 big shapes for at most 7 zero elements per row (docs/macko-kernel.md).
   std::string align_rows = "1";
@@ -340,6 +347,25 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
   return out;
 }
 
+// The batches MACKO has kernels for (macko::Schedule::valid); the others run without it.
+bool macko_batch(int b) { return b == 1 || b == 2 || b == 4 || b == 8; }
+
+// The bitmap schedules of one case and batch: the policy's (bitmap::choose_schedule), then each
+// --bitmap-parts count. A count the matrix cannot take (more parts than k tiles) is skipped, not
+// clamped, with a note once per run: a clamped count would repeat another row under a name the
+// sweep did not ask for.
+std::vector<bitmap::Schedule> bitmap_schedules(Context& ctx, std::int64_t rows, std::int64_t cols, int nb) {
+  std::vector<bitmap::Schedule> out{bitmap::choose_schedule(rows, cols, nb, ctx.facts)};
+  for (const int parts : parse_ints(ctx.opt.bitmap_parts, "bitmap parts")) {
+    const bitmap::Schedule s{nb, parts};
+    if (const std::string f = bitmap::schedule_fault(s, cols); !f.empty())
+      ctx.note_once("# skipped --bitmap-parts " + std::to_string(parts) + ": " + f);
+    else if (std::none_of(out.begin(), out.end(), [&](const bitmap::Schedule& o) { return o.parts == s.parts; }))
+      out.push_back(s);
+  }
+  return out;
+}
+
 // cusparseSpMM's algorithm by its --cusparse-spmm-alg name.
 cusparseSpMMAlg_t spmm_alg(const std::string& name) {
   if (name == "default") return CUSPARSE_SPMM_ALG_DEFAULT;
@@ -447,23 +473,38 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
         aligned.push_back(p.align_rows);
       }
   phase("macko");
-  // EC-CSR: extraction runs over the whole matrix (pairs of rows anywhere), so the blocks are
-  // joined first. Its rounds are reported as they finish: a big shape takes tens of seconds.
+  // EC-CSR and the bitmap format encode the whole matrix (EC pairs rows anywhere, a bitmap tile
+  // spans 16 rows that a block may split), so the blocks are joined first, once for both.
+  const bool want_ec = ctx.want_ec() && ctx.has_batch(1),
+             want_bitmap = ctx.want("bitmap") || ctx.want("bitmap_nodecode");
+  std::optional<SparseRows<T>> whole;
+  if (want_ec || want_bitmap) whole = join_blocks(*m);
+  m.reset();
+  phase("join");
+  // EC's rounds are reported as they finish: a big shape takes tens of seconds.
   std::vector<Ec<T>> ecs;
   std::vector<double> ec_seconds;
-  if (ctx.want_ec() && ctx.has_batch(1)) {
-    const SparseRows<T> whole = join_blocks(*m);
+  if (want_ec) {
     for (const int db : parse_ints(o.ec_delta_bits, "EC delta bits")) {
       ec::EcParams ep;
       ep.delta_bits = db;
       ep.threads = o.threads;
       const auto e0 = std::chrono::steady_clock::now();
-      ecs.push_back(encode_ec(whole, ep, [&](const std::string& line) { std::fprintf(stderr, "  ec%d: %s\n", db, line.c_str()); }));
+      ecs.push_back(encode_ec(*whole, ep, [&](const std::string& line) { std::fprintf(stderr, "  ec%d: %s\n", db, line.c_str()); }));
       ec_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
     }
   }
   phase("ec");
-  m.reset();
+  // The bitmap encoding serves every batch: only the schedule depends on B.
+  std::optional<Bitmap<T>> bm;
+  double bitmap_seconds = 0;
+  if (want_bitmap) {
+    const auto e0 = std::chrono::steady_clock::now();
+    bm = encode_bitmap(*whole, o.threads);
+    bitmap_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
+  }
+  whole.reset();
+  phase("bitmap");
   std::fprintf(stderr, "%s: nnz %lld, host prep %.1f s (%s)\n", label.c_str(), static_cast<long long>(nnz), seconds(),
                phases.c_str());
   if (o.host_only) return;
@@ -478,6 +519,14 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
   for (const auto& mk : mackos) macko_max = std::max<std::uint64_t>(macko_max, mk.storage_bytes());
   need += 2 * macko_max + vec_bytes(1);  // the matrix and the copy's two halves
   for (const auto& e : ecs) need = std::max<std::uint64_t>(need, e.storage_bytes() * 2 + vec_bytes(1));
+  if (bm) {
+    // The matrix and the fp32 partials of its largest part count (DeviceBitmap::partials).
+    int parts = 1;
+    for (const int nb : ctx.batches)
+      for (const bitmap::Schedule& s : bitmap_schedules(ctx, c.rows, c.cols, nb)) parts = std::max(parts, s.parts);
+    const int max_nb = *std::max_element(ctx.batches.begin(), ctx.batches.end());
+    need += bm->storage_bytes() + (parts > 1 ? static_cast<std::uint64_t>(c.rows) * max_nb * parts * sizeof(float) : 0);
+  }
   require_device_memory(need, label);
 
   const float alpha = 1.0f, beta = 0.0f;
@@ -598,6 +647,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       const macko::MatrixStats stats = macko::matrix_stats(mk);
       for (auto& b : io) {
         const int nb = b.n;
+        if (!macko_batch(nb)) continue;  // noted once in main
         const macko::Schedule def = macko::choose_schedule(stats, ctx.facts, nb);
         for (const macko::Schedule& s : schedules_to_sweep(ctx, def, mk.delta_bits, stats)) {
           const std::string ss = macko::to_string(s);  // valid and compiled (schedules_to_sweep)
@@ -731,6 +781,39 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     }
   }
 
+  // The bitmap SpMM at every batch, on one upload. Its bound is the same for every row: the chain
+  // covers every k tile of the longest part, stored or not (bitmap::bound_chain).
+  if (bm) {
+    const gpu::DeviceBitmap<T> dbm = gpu::upload_bitmap(*bm);
+    const double bm_density = bm->effective_density();
+    bm.reset();
+    for (auto& b : io) {
+      const int nb = b.n;
+      for (const bitmap::Schedule& s : bitmap_schedules(ctx, c.rows, c.cols, nb)) {
+        const std::int64_t chain = bitmap::bound_chain(c.cols, s.parts);
+        const std::function<std::int64_t(std::int64_t)> bitmap_chain = [chain](std::int64_t) { return chain; };
+        auto launch = [&](cudaStream_t st) { gpu::bitmap_spmm<T, T>(dbm, b.x.get(), b.y.get(), alpha, beta, s, st); };
+        Measured r = verify_and_time<T>(ctx, "bitmap", b.y, oracles_of(nb), bitmap_chain, launch);
+        r.schedule = s.name() + "/enc_s=" + fmt("%.1f", bitmap_seconds);
+        // As MACKO's: the arrays and x and y; the fp32 partials of parts > 1 are not counted.
+        r.bytes = dbm.bytes() + vec_bytes(nb);
+        r.effective_density = bm_density;
+        results.push_back(r);
+        if (ctx.want("bitmap_nodecode")) {
+          // The bound of everything but finding the elements (y is meaningless: not checked).
+          Measured nd;
+          nd.kernel = "bitmap_nodecode";
+          nd.batch = nb;
+          nd.schedule = r.schedule;
+          nd.bytes = r.bytes;
+          nd.t = time_launches([&](cudaStream_t st) { gpu::bitmap_spmm_without_decode<T>(dbm, b.x.get(), b.y.get(), s, st); },
+                               ctx.timing, *ctx.flusher, ctx.stream, ctx.sampler.get());
+          results.push_back(nd);
+        }
+      }
+    }
+  }
+
   // Rows, batch by batch, with speedups against the baselines of this case at the same batch.
   const double actual_density = double(nnz) / (double(c.rows) * double(c.cols));
   for (const int nb : ctx.batches) {
@@ -742,7 +825,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       if (r.kernel == cublas_name) t_cublas = r.t.median;
       if (r.kernel == cusparse_name) t_cusparse = r.t.median;
     }
-    const Measured* best_macko = nullptr;
+    const Measured *best_macko = nullptr, *best_bitmap = nullptr;
     std::map<std::string, double> by_kernel;
     for (const auto& r : results) {
       if (r.batch != nb) continue;
@@ -779,12 +862,14 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
               {"timestamp", ctx.timestamp}};
       ctx.writer->write(row);
       if (r.kernel == "macko" && (!best_macko || r.t.median < best_macko->t.median)) best_macko = &r;
+      if (r.kernel == "bitmap" && (!best_bitmap || r.t.median < best_bitmap->t.median)) best_bitmap = &r;
       if (!by_kernel.count(r.kernel)) by_kernel[r.kernel] = r.t.median;
       std::fprintf(stderr, "  %-13s %2d %-26s %9.1f us  %7.1f GB/s  %5.1f%% copy bw  %s\n", r.kernel.c_str(), r.batch,
                    r.schedule.c_str(), r.t.median, gbps, 100.0 * gbps / ctx.copy_gbps,
                    r.check ? (r.check->pass ? "ok" : "FAIL") : "");
     }
     if (best_macko) by_kernel["macko"] = best_macko->t.median;
+    if (best_bitmap) by_kernel["bitmap"] = best_bitmap->t.median;
     auto cell = [&](const std::string& k) {
       const auto it = by_kernel.find(k);
       return it == by_kernel.end() ? std::string("       -") : fmt("%8.1f", it->second);
@@ -794,11 +879,16 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
     std::string pat = c.matrix.empty() ? c.pattern() : "file";  // the CSV names the file in full
     pat.resize(std::max<std::size_t>(pat.size(), 16), ' ');
     line += " " + pat + fmt(" %5.2f", c.matrix.empty() ? c.spec.density : actual_density) + " " + vt + fmt(" %5.0f", double(nb)) + " " + cell(cublas_name) + " " +
-            cell(cusparse_name) + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("ec") + " " + cell("copy");
-    if (best_macko) {
-      const double gbps = double(best_macko->bytes) / (best_macko->t.median * 1e-6) / 1e9;
-      line += fmt("  %6.2fx", t_cublas / best_macko->t.median) + fmt("  %5.1f%%", 100.0 * gbps / ctx.copy_gbps);
-    }
+            cell(cusparse_name) + " " + cell("csr_warp") + " " + cell("macko") + " " + cell("ec") + " " + cell("bitmap") +
+            " " + cell("copy");
+    // The fastest MACKO and bitmap rows against cuBLAS, and their share of the copy bandwidth.
+    auto versus = [&](const Measured* r) {
+      if (!r) return std::string("          -       -");
+      const double gbps = double(r->bytes) / (r->t.median * 1e-6) / 1e9;
+      return fmt("  %8.2fx", t_cublas / r->t.median) + fmt("  %5.1f%%", 100.0 * gbps / ctx.copy_gbps);
+    };
+    if (best_macko || best_bitmap) line += versus(best_macko);
+    if (best_bitmap) line += versus(best_bitmap);
     ctx.table.push_back(line);
   }
   std::fprintf(stderr, "%s: done in %.1f s\n", label.c_str(), seconds());
@@ -808,7 +898,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
 
 int main(int argc, char** argv) {
   CLI::App app{"ws_bench_macko: MACKO SpMV vs cuBLAS GEMV, cuSPARSE CSR, our CSR kernel and a D2D copy; with --batch, "
-               "B vectors at once vs cuBLAS GEMM and cuSPARSE SpMM"};
+               "B vectors at once vs cuBLAS GEMM and cuSPARSE SpMM, and the bitmap-tile tensor-core SpMM (bitmap)"};
   Options o;
   add_common_options(app, o,
                      std::string("shapes ") + kQuickShapes + ", densities " + kQuickDensities +
@@ -853,13 +943,17 @@ int main(int argc, char** argv) {
   app.add_option("--row-lanes", o.row_lanes, "MACKO schedules: 32 (a warp per row) or 16 (two rows per warp)");
   app.add_option("--row-splits", o.row_splits, "MACKO schedules: 1 or 2 warps sharing a row (must divide the warps per block)");
   app.add_option("--kernels", o.kernels,
-                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,ec,copy,read,row_stream,row_stream2,row_stream4,row_stream_il,ec_stream,ec_stream_x (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays; ec_stream: the EC kernel's loads in its order on ec's encoding and plan, without x or arithmetic, reported with ec's bytes; ec_stream_x: the same plus its x gathers); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
+                 "subset of cublas_gemv,cusparse_csr,csr_warp,macko,ec,bitmap,copy,read,row_stream,row_stream2,row_stream4,row_stream_il,ec_stream,ec_stream_x,bitmap_nodecode (read: the MACKO arrays read once, coalesced; row_stream: MACKO's loads without its arithmetic, 2 / 4: with 2 / 4 groups in flight, _il: from a block-interleaved copy of the arrays; ec_stream: the EC kernel's loads in its order on ec's encoding and plan, without x or arithmetic, reported with ec's bytes; ec_stream_x: the same plus its x gathers; bitmap_nodecode: bitmap's launches without finding each lane's elements, timed, not checked); cublas_gemm and cusparse_spmm are other names of the two vendor baselines, each name selecting its library at every batch")->capture_default_str();
   app.add_option("--batch", o.batch,
-                 "vectors per product, a list of 1, 2, 4, 8: with B > 1, x is cols x B and y rows x B, both row-major "
-                 "(element (i, b) at i*B + b); the baselines become cublas_gemm (cublasGemmEx, N = B) and "
-                 "cusparse_spmm (cusparseSpMM, row-order dense X and Y); csr_warp, ec, copy, read, row_stream and "
-                 "ec_stream run at batch 1 only, and every speedup is against the baseline of the same batch")
+                 "vectors per product, a list of 1 to 16 (e.g. 1,2,4,8,16): with B > 1, x is cols x B and y rows x B, "
+                 "both row-major (element (i, b) at i*B + b); the baselines become cublas_gemm (cublasGemmEx, N = B) "
+                 "and cusparse_spmm (cusparseSpMM, row-order dense X and Y); macko runs at 1, 2, 4 and 8, bitmap at "
+                 "every batch, csr_warp, ec, copy, read, row_stream and ec_stream at batch 1 only, and every speedup "
+                 "is against the baseline of the same batch")
       ->capture_default_str();
+  app.add_option("--bitmap-parts", o.bitmap_parts,
+                 "bitmap: part counts (k-tile ranges per tile row, bitmap::Schedule::parts) swept besides the policy's, "
+                 "e.g. 1,2,4,8; a count above the matrix's k tiles is skipped with a note (default: the policy's only)");
   app.add_option("--cusparse-spmm-alg", o.spmm_alg, "cusparse_spmm's algorithm: default, csr_alg1, csr_alg2 or csr_alg3")
       ->capture_default_str();
   app.add_option("--csr-warps-per-block", o.csr_warps_per_block, "launch shape of our CSR kernel")->capture_default_str();
@@ -875,12 +969,13 @@ int main(int argc, char** argv) {
     if (o.pattern_shapes.empty()) o.pattern_shapes = o.full ? kQuickShapes : kQuickPatternShapes;
     require(o.threads >= 1, "--threads must be >= 1");
     require_known(split_list(o.kernels), {"cublas_gemv", "cublas_gemm", "cusparse_csr", "cusparse_spmm", "csr_warp", "macko",
-                   "ec", "copy", "read", "row_stream", "row_stream2", "row_stream4", "row_stream_il", "ec_stream",
-                   "ec_stream_x"},
+                   "ec", "bitmap", "copy", "read", "row_stream", "row_stream2", "row_stream4", "row_stream_il", "ec_stream",
+                   "ec_stream_x", "bitmap_nodecode"},
                   "kernel");
     std::vector<int> batches;
+    // 16: the bitmap kernel's widest batch (two n8 groups of the mma); the vendor baselines take any.
     for (const int b : parse_ints(o.batch, "batch")) {
-      require(b == 1 || b == 2 || b == 4 || b == 8, "a batch is 1, 2, 4 or 8 vectors, got " + std::to_string(b));
+      require(b >= 1 && b <= bitmap::kBatchMax, "a batch is 1 to 16 vectors, got " + std::to_string(b));
       if (std::find(batches.begin(), batches.end(), b) == batches.end()) batches.push_back(b);
     }
     require(!batches.empty(), "--batch needs at least one value");
@@ -888,6 +983,12 @@ int main(int argc, char** argv) {
       for (const auto& k : split_list(o.kernels))
         if (k == "csr_warp" || k == "copy" || k == "read" || k.rfind("row_stream", 0) == 0 || k.rfind("ec", 0) == 0)
           std::fprintf(stderr, "# note: %s runs at batch 1 only, which --batch leaves out\n", k.c_str());
+    const auto kernel_list = split_list(o.kernels);
+    if (std::find(kernel_list.begin(), kernel_list.end(), "macko") != kernel_list.end())
+      for (const int b : batches)
+        if (!macko_batch(b))
+          std::fprintf(stderr, "# note: macko has kernels for batches 1, 2, 4 and 8 only: batch %d runs without it\n", b);
+    for (const int p : parse_ints(o.bitmap_parts, "bitmap parts")) require(p >= 1, "--bitmap-parts: a part count is >= 1");
     (void)spmm_alg(o.spmm_alg);  // a misspelt name stops the run before any case
     const std::vector<Case> cases = build_cases(o);
     const auto vts = split_list(o.value_types);
@@ -971,8 +1072,9 @@ int main(int argc, char** argv) {
 
     std::printf("# %s, copy %.0f GB/s, commit %s; times are median us, L2 flushed\n", ctx.dev.name.c_str(),
                 ctx.copy_gbps, ctx.commit.c_str());
-    std::printf("%-13s %-16s %5s %4s %5s %8s %8s %8s %8s %8s %8s  %7s  %6s\n", "shape", "pattern", "d", "type", "batch",
-                "cublas", "cusparse", "csr", "macko", "ec", "copy", "vs_cublas", "%copy");
+    std::printf("%-13s %-16s %5s %4s %5s %8s %8s %8s %8s %8s %8s %8s  %9s  %6s  %9s  %6s\n", "shape", "pattern", "d",
+                "type", "batch", "cublas", "cusparse", "csr", "macko", "ec", "bitmap", "copy", "vs_cublas", "%copy",
+                "bm_vs_cub", "bm_%cp");
     for (const auto& l : ctx.table) std::printf("%s\n", l.c_str());
     std::printf("# %zu rows in %s; %d check failures, %zu case errors\n", ctx.writer->rows(),
                 ctx.writer->csv_path().c_str(), ctx.failures, errors);

@@ -75,6 +75,11 @@ expect(plan-formats-json 0 "\"ec\": [{].*\"launch_bytes\": [0-9]+.*\"pick\": \"m
 expect(plan-formats-macko-file 0 "ec +8-bit deltas.*pick +macko" plan "${WORK}/good.macko")
 expect(plan-macko-only 0 "ec +not planned: --formats macko" plan --formats macko "${WORK}/good.mtx")
 expect(plan-batch-no-ec 0 "ec +not planned: EC multiplies one vector \\(--batch 2\\)" plan --batch 2 "${WORK}/good.mtx")
+# --batch 2..16: which kernel multiplies the batch (bitmap::choose_batch_kernel) after MACKO's
+# schedule, for the batch MACKO runs; good.mtx is sparse (d = 0.033): MACKO up to 8, bitmap from 9.
+expect(plan-batch-kernel-macko 0 "schedule +wpb=.*/batch=8 \\(batch 8, compiled variant [0-9]+.*\nbatch kernel +macko \\(batch 8\\)\n +because +density 0\\.033 < 0\\.45" plan --batch 8 "${WORK}/good.mtx")
+expect(plan-batch-kernel-bitmap-json 0 "\"batch\": 16,\n +\"batch_kernel\": [{]\n +\"kernel\": \"bitmap\",\n +\"schedule\": \"bitmap_b16_p1\",\n +\"why\": \"batch 16 > 8: MACKO has no kernel for it\".*\"schedule\": \"wpb=[^\"]*/batch=8\"" plan --batch 16 --json "${WORK}/good.mtx")
+expect(plan-batch-range 1 "--batch: Value 17 not in range 1 to 16" plan --batch 17 "${WORK}/good.mtx")
 expect(plan-fp32-no-ec 0 "ec +not planned: fp32 values: the EC kernels take fp16 or bf16" plan --value-type fp32 "${WORK}/good.mtx")
 expect(plan-threads-macko 1 "--threads applies to EC's extraction, which --formats macko skips" plan --formats macko --threads 2 "${WORK}/good.mtx")
 expect(plan-no-input 1 "plan: name a matrix \\(FILE_OR_MTX\\), or results to check \\(--check-results\\)" plan)

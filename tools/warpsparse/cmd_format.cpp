@@ -12,6 +12,7 @@
 
 #include "analysis/format_choice.hpp"
 #include "analysis/patterns.hpp"
+#include "reference/bitmap/bitmap_schedule.hpp"
 #include "reference/ec/ec_choice.hpp"
 #include "reference/ec/ec_encode.hpp"
 #include "reference/ec/ec_schedule.hpp"
@@ -535,14 +536,40 @@ ec::EcParams plan_ec_params(const PlanArgs& a) {
   return p;
 }
 
-// plan for one matrix: MACKO's schedule and why; then, when EC can run it, EC's plan, both predicted
-// times, the pick and why. make_ec() gives the EC matrix (encoding it only when called); nullptr
-// where the value type has no EC kernel.
+// plan --batch B >= 2: which kernel multiplies the B vectors (MACKO's CUDA-core batch kernels or the
+// bitmap-tile tensor-core SpMM, bitmap::choose_batch_kernel) and why; the bitmap kernel's schedule.
+void plan_batch_kernel(const PlanArgs& a, const macko::MatrixStats& stats, const DeviceFacts& facts,
+                       const bitmap::BatchChoice& bc, nlohmann::json& j) {
+  const bool on_bitmap = bc.kernel == bitmap::BatchKernel::bitmap;
+  const std::string schedule = on_bitmap ? bitmap::choose_schedule(stats.rows, stats.cols, a.batch, facts).name() : "";
+  if (a.json) {
+    nlohmann::json& k = j["batch_kernel"] = {{"kernel", bitmap::to_string(bc.kernel)}, {"why", bc.why}};
+    if (on_bitmap)
+      k["schedule"] = schedule;
+    else
+      k["macko_batch"] = bc.macko_batch;
+    return;
+  }
+  if (on_bitmap)
+    fmt::print("batch kernel   bitmap ({}: {}x{} bitmap tiles on tensor cores)\n", schedule, bitmap::kTile, bitmap::kTile);
+  else if (bc.macko_batch != a.batch)
+    fmt::print("batch kernel   macko (batch {} runs as {})\n", a.batch, bc.macko_batch);
+  else
+    fmt::print("batch kernel   macko (batch {})\n", a.batch);
+  fmt::print("  because      {}\n", bc.why);
+}
+
+// plan for one matrix: MACKO's schedule and why (for the batch MACKO runs: --batch rounded up to a
+// compiled 1, 2, 4 or 8); at --batch >= 2 which kernel multiplies the batch; then, when EC can run
+// it, EC's plan, both predicted times, the pick and why. make_ec() gives the EC matrix (encoding it
+// only when called); nullptr where the value type has no EC kernel.
 template <class T, class MakeEc>
 void plan_formats(const PlanArgs& a, const Macko<T>& m, MakeEc make_ec) {
   const DeviceFacts& facts = known_gpu(a.gpu);
   const macko::MatrixStats stats = macko::matrix_stats(m);
-  const macko::Plan plan = macko::plan_schedule(stats, facts, a.batch);
+  const bitmap::BatchChoice bc = bitmap::choose_batch_kernel(stats.density, a.batch);
+  if (a.batch < 1 || a.batch > bitmap::kBatchMax) throw Error("plan: " + bc.why);
+  const macko::Plan plan = macko::plan_schedule(stats, facts, bc.macko_batch);
   const int variant = macko::compiled_variant(plan.schedule, m.delta_bits);
   nlohmann::json j;
   if (a.json) {
@@ -558,10 +585,14 @@ void plan_formats(const PlanArgs& a, const Macko<T>& m, MakeEc make_ec) {
     fmt::print("file           {}\n", a.path);
     print_summary(m);
     fmt::print("gpu            {} ({} SMs; rules measured on the {})\n", facts.name, facts.sms, macko::rules_for(facts).measured_on);
+    const std::string batch = bc.macko_batch == a.batch ? std::to_string(a.batch)
+                              : a.batch > bc.macko_batch ? fmt::format("{}, MACKO's largest, for --batch {}", bc.macko_batch, a.batch)
+                                                         : fmt::format("{} for --batch {}", bc.macko_batch, a.batch);
     fmt::print("schedule       {} (batch {}, compiled variant {} of macko::kCompiledVariants)\n", macko::to_string(plan.schedule),
-               a.batch, variant);
+               batch, variant);
     for (const std::string& why : plan.why) fmt::print("  because      {}\n", why);
   }
+  if (a.batch >= 2) plan_batch_kernel(a, stats, facts, bc, j);
   // Why EC is not planned, or "".
   std::string skip = a.formats == "macko" ? "--formats macko" : "";
   if (skip.empty() && a.batch != 1) skip = fmt::format("EC multiplies one vector (--batch {})", a.batch);
@@ -875,8 +906,9 @@ void register_format_commands(CLI::App& app) {
   }
   // plan
   {
-    auto* c = app.add_subcommand("plan", "print the MACKO schedule that would run on a GPU for a matrix and, beside it, "
-                                         "EC-SpMV's plan, which of the two is predicted faster and why; or check those "
+    auto* c = app.add_subcommand("plan", "print the MACKO schedule that would run on a GPU for a matrix (with --batch >= 2, "
+                                         "also which kernel multiplies the batch: MACKO's or the bitmap-tile SpMM) and, "
+                                         "beside it, EC-SpMV's plan, which of the two is predicted faster and why; or check those "
                                          "predictions on benchmark results (--check-results)");
     auto a = std::make_shared<PlanArgs>();
     add_format_options(c, a->o);
@@ -885,7 +917,11 @@ void register_format_commands(CLI::App& app) {
     std::string keys;
     for (const KnownGpu& g : kKnownGpus) keys += std::string(keys.empty() ? "" : ", ") + std::string(g.key);
     c->add_option("--gpu", a->gpu, "the GPU to plan for: " + keys)->capture_default_str();
-    c->add_option("--batch", a->batch, "vectors multiplied at once (1, 2, 4 or 8; EC multiplies one)")->check(CLI::IsMember({1, 2, 4, 8}));
+    c->add_option("--batch", a->batch,
+                  "vectors multiplied at once; from 2 on, plan says which kernel multiplies them (MACKO's, "
+                  "compiled for 1, 2, 4 and 8, a batch in between running as the next of them, or the bitmap-tile "
+                  "tensor-core SpMM) and why; EC multiplies one")
+        ->check(CLI::Range(1, bitmap::kBatchMax));
     c->add_option("--formats", a->formats, "macko,ec: both, and which is predicted faster (EC's extraction takes tens of "
                                            "seconds on big matrices, its progress on stderr); macko: MACKO's schedule only")
         ->check(CLI::IsMember({"macko,ec", "ec,macko", "macko"}))
