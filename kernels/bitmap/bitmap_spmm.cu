@@ -178,15 +178,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       load_into = chunk_end(c + 2);
       copy_wait<1>();
       __syncthreads();
-      const std::uint64_t* sbm = reinterpret_cast<const std::uint64_t*>(smem + warp_stage(st));
+      const ulonglong2* sbm2 = reinterpret_cast<const ulonglong2*>(smem + warp_stage(st));
       const std::uint16_t* sv = reinterpret_cast<const std::uint16_t*>(smem + warp_stage(st) + p.stage.bitmaps);
       const std::uint16_t* sx = reinterpret_cast<const std::uint16_t*>(smem + x_stage(st));
       const std::uint32_t sx_s = smem_s + x_stage(st);
       const int n = active ? static_cast<int>(min(kb + (c + 1) * kChunk, ke) - (kb + c * kChunk)) : 0;
       int base = first;
-#pragma unroll 2
-      for (int u = 0; u < n; ++u) {
-        const std::uint64_t bm[kSubtiles] = {sbm[4 * u], sbm[4 * u + 1], sbm[4 * u + 2], sbm[4 * u + 3]};
+      // One tile: its A fragment from the bitmaps and values, its B fragments, the mma.
+      auto tile = [&](int u) {
+        const ulonglong2 b01 = sbm2[2 * u], b23 = sbm2[2 * u + 1];
+        const std::uint64_t bm[kSubtiles] = {b01.x, b01.y, b23.x, b23.y};
         std::uint32_t a[kSubtiles];
         if constexpr (kDecode) {
           const LaneSlots<int> sl = lane_slots(bm, base, lane);
@@ -237,6 +238,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
             mma16816<TD>(acc[j], a, b);
           }
         }
+      };
+      // Whole chunks unrolled: the scheduler interleaves the 8 tiles' independent work.
+      if (n == kChunk) {
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u) tile(u);
+      } else {
+        for (int u = 0; u < n; ++u) tile(u);
       }
       __syncthreads();  // the next step copies into the stage computed here
       first = first_next;
