@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reference/common/error.hpp"
+#include "reference/sparse24/sparse24_split.hpp"
 
 namespace warpsparse::sparse24::gpu {
 

@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_c,
                           const std::uint16_t* __restrict__ e, TOut* __restrict__ c, int m, int n, int rows_padded,
-                          int cols_padded, int ldc) {
+                          int cols_padded, int ldc, int k_parts) {
 #if defined(WS_SPARSE24_WGMMA_ENABLED)
   using S = Shape<kTall>;
   constexpr int kBM = S::kBM, kBN = S::kBN, kMB = S::kMBlocks, kAccN = S::kAccRegs;
@@ -275,6 +275,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
   const int tiles_m = (m + kBM - 1) / kBM, tiles_n = (n + kBN - 1) / kBN, tiles = tiles_m * tiles_n;
   const int ktiles = cols_padded / kBK;
+  // Work units: each output tile's K tiles in k_parts near-even ranges (split-K, for problems with
+  // fewer tiles than SMs); k_parts <= ktiles, so no range is empty. With k_parts > 1, c is the fp32
+  // partials, part p's at c + p·m·ldc, which sparse24_parts_kernel adds in part order.
+  const int units = tiles * k_parts;
+  auto unit_k = [&](int u, int& kb, int& ke) {
+    const int part = u % k_parts;
+    kb = static_cast<int>(static_cast<long long>(ktiles) * part / k_parts);
+    ke = static_cast<int>(static_cast<long long>(ktiles) * (part + 1) / k_parts);
+  };
   const int blocks_m = rows_padded / kMetaBlockRows;
 
   if (tid == 0) {
@@ -310,14 +319,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
       int it = 0;
-      for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
-        const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
+      for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+        const TileCoord tile = cta_tile(u / k_parts, tiles_m, tiles_n);
+        int kb = 0, ke = 0;
+        unit_k(u, kb, ke);
         const int m0 = tile.m * kBM, n0 = tile.n * kBN;
         // Metadata exists for the padded rows only (a multiple of 128): the last tall tile may
         // have half of it. A's TMA box is zero-filled past the padded rows and always delivers
         // its full size.
         const int e_bytes = std::min(kBM, rows_padded - m0) / kMetaBlockRows * kMetaBlockHalves * 2;
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+        for (int kt = kb; kt < ke; ++kt, ++it) {
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(empty_bar(s), ((it / kStages) - 1) & 1);
           mbar_expect_tx(full_bar(s), S::kABytes + S::kBBytes + e_bytes);
@@ -354,8 +365,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   // word in place, without the copy a rotating meta_prev = meta needs, until its group is done.
   std::uint32_t meta_a[kMB] = {}, meta_b[kMB] = {};
   int it = 0;
-  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
-    const TileCoord tile = cta_tile(t, tiles_m, tiles_n);
+  for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+    const TileCoord tile = cta_tile(u / k_parts, tiles_m, tiles_n);
+    int kb = 0, ke = 0;
+    unit_k(u, kb, ke);
+    TOut* const cu = c + static_cast<std::int64_t>(u % k_parts) * m * ldc;
     const int m0 = tile.m * kBM, n0 = tile.n * kBN;
     const int row0 = m0 + cw * (kBM / 2);  // this consumer's first row
     auto k_step = [&](int kt, std::uint32_t(&cur)[kMB], std::uint32_t(&old)[kMB]) __attribute__((always_inline)) {
@@ -372,7 +386,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int b = 0; b < kMB; ++b) {
         const std::uint32_t a0 = L::a_block(stage_a(s), cw * kMB + b);
         const std::uint64_t da0 = L::a_desc(a0, 0), da1 = L::a_desc(a0, 1);
-        wgmma_sp<kBf16, 0, kBN>(acc[b], da0, db0, cur[b], kt > 0 ? 1 : 0);
+        wgmma_sp<kBf16, 0, kBN>(acc[b], da0, db0, cur[b], kt > kb ? 1 : 0);
         wgmma_sp<kBf16, 1, kBN>(acc[b], da1, db1, cur[b], 1);
       }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
@@ -381,15 +395,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
 #pragma unroll
       for (int b = 0; b < kMB; ++b) asm volatile("" ::"r"(old[b]));  // the previous group has retired
-      if (kt > 0) mbar_arrive(empty_bar((it - 1) % kStages));  // this thread is done with that stage
+      if (kt > kb) mbar_arrive(empty_bar((it - 1) % kStages));  // this thread is done with that stage
       ++it;
     };
-    int kt = 0;
-    for (; kt + 1 < ktiles; kt += 2) {
+    int kt = kb;
+    for (; kt + 1 < ke; kt += 2) {
       k_step(kt, meta_a, meta_b);
       k_step(kt + 1, meta_b, meta_a);
     }
-    if (kt < ktiles) k_step(kt, meta_a, meta_b);
+    if (kt < ke) k_step(kt, meta_a, meta_b);
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll
     for (int b = 0; b < kMB; ++b) asm volatile("" ::"r"(meta_a[b]), "r"(meta_b[b]));
@@ -433,7 +447,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int row = row0 + 64 * b + r;
         const int col = n0 + 8 * j + 2 * t4;
         if (row >= m) return;
-        TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
+        TOut* p = cu + static_cast<std::int64_t>(row) * ldc + col;
         if (pairs && col + 1 < n) {
           store_pair(p, v0, v1);
         } else {
@@ -544,7 +558,7 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
 }
 
 template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kTall>
-void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream) {
+void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream, int k_parts = 1) {
   using S = Shape<kTall>;
   auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore, kTall>;
   constexpr int kSmemBytes = S::smem_bytes(kStages, kTmaStore);
@@ -560,7 +574,7 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream)
   // C as a TMA store target: rows >= M and columns >= N of a box are not written.
   CUtensorMap map_c{};
   if constexpr (kTmaStore) map_c = make_map(g.c, g.m, g.n, g.ldc, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
-  const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
+  const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN) * k_parts;
   require(tiles <= 0x7fffffff, "sparse24 wgmma: more than 2^31 output tiles");
   long long grid = tiles;
   if (persistent) {  // one CTA per SM, each striding over the tiles
@@ -570,7 +584,8 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream)
     grid = std::min<long long>(tiles, sms);
   }
   kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
-                                                                        g.m, g.n, g.rows_padded, g.cols_padded, g.ldc);
+                                                                        g.m, g.n, g.rows_padded, g.cols_padded, g.ldc,
+                                                                        k_parts);
   WS_CUDA(cudaGetLastError());
 }
 
@@ -623,11 +638,65 @@ WgmmaProbe wgmma_layout_probe(const std::vector<std::uint16_t>& a, const std::ve
   return WgmmaProbe{dimage.download(), dd.download()};
 }
 
+namespace {
+
+// Split-K's second pass: each output is its parts' fp32 partial sums added in part order, then
+// converted once.
+template <class TOut>
+__global__ void __launch_bounds__(256)
+    sparse24_parts_kernel(const float* __restrict__ partials, TOut* __restrict__ c, int m, int n, int ldc, int k_parts) {
+  const long long total = static_cast<long long>(m) * n, stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
+    float s = partials[e];
+    for (int p = 1; p < k_parts; ++p) s = __fadd_rn(s, partials[p * total + e]);
+    c[(e / n) * ldc + e % n] = from_f32<TOut>(s);
+  }
+}
+
+// The partials of split-K launches, grown by the first launch that needs more: two split launches
+// must not run at the same time (on two streams).
+float* split_workspace(std::size_t floats) {
+  static std::mutex m;
+  static warpsparse::gpu::DeviceBuffer<float> ws;
+  const std::lock_guard<std::mutex> lock(m);
+  if (ws.size() < floats) ws = warpsparse::gpu::DeviceBuffer<float>(floats);
+  return ws.get();
+}
+
+// The split launch: the kernel's direct-store fp32 instantiation writes each part's partials,
+// sparse24_parts_kernel adds them into C.
+void launch_split(const GemmArgs& g, int k_parts, cudaStream_t stream) {
+  GemmArgs p = g;
+  p.c = split_workspace(static_cast<std::size_t>(g.m) * g.n * k_parts);
+  p.ldc = g.n;
+  p.out = Elem::kFp32;
+  if (g.in == Elem::kBf16) launch_wgmma_typed<true, float, 4, false, true>(p, true, stream, k_parts);
+  else launch_wgmma_typed<false, float, 4, false, true>(p, true, stream, k_parts);
+  const long long total = static_cast<long long>(g.m) * g.n;
+  const unsigned blocks = static_cast<unsigned>(std::min<long long>((total + 255) / 256, 4096));
+  const float* part = static_cast<const float*>(p.c);
+  switch (g.out) {
+    case Elem::kFp32: sparse24_parts_kernel<<<blocks, 256, 0, stream>>>(part, static_cast<float*>(g.c), g.m, g.n, g.ldc, k_parts); break;
+    case Elem::kBf16:
+      sparse24_parts_kernel<<<blocks, 256, 0, stream>>>(part, static_cast<__nv_bfloat16*>(g.c), g.m, g.n, g.ldc, k_parts);
+      break;
+    default: sparse24_parts_kernel<<<blocks, 256, 0, stream>>>(part, static_cast<__half*>(g.c), g.m, g.n, g.ldc, k_parts);
+  }
+  WS_CUDA(cudaGetLastError());
+}
+
+}  // namespace
+
 void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
   if (g.k == 0) {
     // TMA cannot describe an empty B; the product is zero.
     require(false, "sparse24 wgmma: K = 0 is not supported by the Hopper kernel");
   }
+  int dev = 0, sms = 0;
+  WS_CUDA(cudaGetDevice(&dev));
+  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int tiles = ((g.m + Shape<true>::kBM - 1) / Shape<true>::kBM) * ((g.n + Shape<true>::kBN - 1) / Shape<true>::kBN);
+  if (const int k_parts = split_k_parts(tiles, g.cols_padded / kBK, sms, g.n, g.k); k_parts > 1) return launch_split(g, k_parts, stream);
   switch (g.tile) {
     case Tile::kHopperTall: return launch_config<4, false, true>(g, true, stream);
     case Tile::kHopperTallStore: return launch_config<4, true, true>(g, true, stream);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "reference/sparse24/sparse24_format.hpp"
+#include "reference/sparse24/sparse24_split.hpp"
 #include "reference/warp/ldmatrix.hpp"
 #include "reference/warp/mma_sp.hpp"
 
@@ -203,3 +204,24 @@ TEST_CASE("one ldmatrix.x1 of a swizzled block gives every lane its mma.sp metad
       }
   });
 }
+
+TEST_CASE("split-K: parts fill the SMs while each keeps 4 K tiles and the partials stay within A's bytes",
+          "[sparse24][split]") {
+  using warpsparse::sparse24::gpu::split_k_parts;
+  // 4096 x 16 x 4096 on 132 SMs: 16 tiles of 256 x 128; 132 / 16 = 8, 64 K tiles / 4 = 16,
+  // 4096 / (8 * 16) = 32: 8 parts.
+  CHECK(split_k_parts(16, 64, 132, 16, 4096) == 8);
+  // 4096 x 128 x 4096: the partials bound 4096 / (8 * 128) = 4.
+  CHECK(split_k_parts(16, 64, 132, 128, 4096) == 4);
+  // 4096 x 512 x 4096: 64 tiles, but the partials would be twice A: no split.
+  CHECK(split_k_parts(64, 64, 132, 512, 4096) == 1);
+  // 12288 x 16 x 12288: 48 tiles, 132 / 48 = 2.
+  CHECK(split_k_parts(48, 192, 132, 16, 12288) == 2);
+  // As many tiles as SMs, or more: no split; K of 7 tiles: 7 / 4 = 1 part.
+  CHECK(split_k_parts(132, 64, 132, 16, 4096) == 1);
+  CHECK(split_k_parts(200, 64, 132, 16, 4096) == 1);
+  CHECK(split_k_parts(1, 7, 132, 16, 448) == 1);
+  CHECK(split_k_parts(1, 8, 132, 16, 512) == 2);
+  CHECK(split_k_parts(0, 8, 132, 16, 512) == 1);
+}
+

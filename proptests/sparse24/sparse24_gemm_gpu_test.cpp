@@ -429,7 +429,10 @@ int main(int argc, char** argv) {
                                             {2200, 4200, 96}, {1000, 1000, 512, 0, 8},
                                             // 33 blocks of 128 padded rows: the last 256-row tile
                                             // is half padding, after earlier tiles filled its stages
-                                            {4224, 1024, 256}};
+                                            {4224, 1024, 256},
+                                            // few tokens: split-K (sparse24::gpu::split_k_parts), its
+                                            // partials added by a second kernel, ragged K and ldc
+                                            {4096, 16, 4096}, {777, 16, 3000, 0, 2}, {1, 32, 2048}};
         for (const Tile t : tiles_of(true))
           for (const Shape& sh : hshapes) {
             if (!tile_selected(t)) continue;
