@@ -43,11 +43,7 @@ __global__ void csr_spmv_kernel(const std::int32_t* __restrict__ row_ptr,
 #pragma unroll
   for (int off = 16; off >= 1; off >>= 1) acc = __fadd_rn(acc, __shfl_xor_sync(kFullMask, acc, off));
 
-  if (lane == 0) {
-    float out = __fmul_rn(alpha, acc);
-    if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
-    y[row] = from_f32<TYD>(out);
-  }
+  if (lane == 0) store_epilogue(y + row, acc, alpha, beta);
 }
 
 }  // namespace warpsparse::gpu::csr_detail

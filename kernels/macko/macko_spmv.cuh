@@ -670,21 +670,14 @@ __device__ __forceinline__ void spmv_rows(const T* __restrict__ values, const st
       }
     }
     if constexpr (NB == 1) {
-      if (stores && lane == 0 && has_row) {
-        float out = __fmul_rn(alpha, sum[0]);
-        if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(y[row]), out);
-        y[row] = from_f32<TY>(out);
-      }
+      if (stores && lane == 0 && has_row) store_epilogue(y + row, sum[0], alpha, beta);
     } else if (stores && lane < NB) {
       // Lane b stores vector b's element: one coalesced store of the row's NB outputs.
       float mine = sum[0];
 #pragma unroll
       for (int b = 1; b < NB; ++b)
         if (lane == b) mine = sum[b];
-      TY* yr = y + row * NB + lane;
-      float out = __fmul_rn(alpha, mine);
-      if (beta != 0.0f) out = __fmaf_rn(beta, to_f32(*yr), out);
-      *yr = from_f32<TY>(out);
+      store_epilogue(y + row * NB + lane, mine, alpha, beta);
     }
 #ifdef WS_MACKO_TRACE
     if (stores && lane == 0 && has_row && g_row_trace != nullptr)
