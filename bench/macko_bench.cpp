@@ -347,9 +347,6 @@ std::vector<macko::Schedule> schedules_to_sweep(Context& ctx, const macko::Sched
   return out;
 }
 
-// The batches MACKO has kernels for (macko::Schedule::valid); the others run without it.
-bool macko_batch(int b) { return b == 1 || b == 2 || b == 4 || b == 8; }
-
 // The bitmap schedules of one case and batch: the policy's (bitmap::choose_schedule), then each
 // --bitmap-parts count. A count the matrix cannot take (more parts than k tiles) is skipped, not
 // clamped, with a note once per run: a clamped count would repeat another row under a name the
@@ -647,7 +644,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
       const macko::MatrixStats stats = macko::matrix_stats(mk);
       for (auto& b : io) {
         const int nb = b.n;
-        if (!macko_batch(nb)) continue;  // noted once in main
+        if (!macko::valid_batch(nb)) continue;  // noted once in main
         const macko::Schedule def = macko::choose_schedule(stats, ctx.facts, nb);
         for (const macko::Schedule& s : schedules_to_sweep(ctx, def, mk.delta_bits, stats)) {
           const std::string ss = macko::to_string(s);  // valid and compiled (schedules_to_sweep)
@@ -986,7 +983,7 @@ int main(int argc, char** argv) {
     const auto kernel_list = split_list(o.kernels);
     if (std::find(kernel_list.begin(), kernel_list.end(), "macko") != kernel_list.end())
       for (const int b : batches)
-        if (!macko_batch(b))
+        if (!macko::valid_batch(b))
           std::fprintf(stderr, "# note: macko has kernels for batches 1, 2, 4 and 8 only: batch %d runs without it\n", b);
     for (const int p : parse_ints(o.bitmap_parts, "bitmap parts")) require(p >= 1, "--bitmap-parts: a part count is >= 1");
     (void)spmm_alg(o.spmm_alg);  // a misspelt name stops the run before any case

@@ -59,6 +59,7 @@ expect(verify-corpus 0 "ok" verify --value-type fp32 --delta-bits 1 "${CORPUS}/s
 expect(verify-batch 0 "batch +4 vectors at once.*0 row failure.*ok" verify --batch 4 "${WORK}/good.macko")
 expect(verify-batch-2bit 0 "batch +8 vectors at once.*ok" verify --batch 8 "${WORK}/good2.macko")
 expect(verify-batch-fp32 1 "a batch of 8 needs 16-bit x" verify --value-type fp32 --batch 8 "${WORK}/good.mtx")
+expect(verify-batch-3 1 "MACKO multiplies 1, 2, 4 or 8 vectors, not '3'" verify --batch 3 "${WORK}/good.macko")
 # --row-lanes 16: two rows per warp, each on 16 lanes (the kernels' Schedule::row_lanes).
 expect(verify-two-rows 0 "model run\\(s\\), 16 lanes per row:.*0 row failure.*ok" verify --row-lanes 16 "${WORK}/good.macko")
 expect(verify-two-rows-corpus 0 "16 lanes per row.*ok" verify --value-type fp32 --delta-bits 1 --row-lanes 16 "${CORPUS}/specials.mtx")

@@ -9,6 +9,7 @@
 
 #include "reference/bitmap/bitmap_layout.hpp"
 #include "reference/device/device_facts.hpp"
+#include "reference/macko/macko_schedule.hpp"
 
 namespace warpsparse::bitmap {
 
@@ -67,10 +68,10 @@ inline BatchChoice choose_batch_kernel(double density, int batch, const Rules& r
     c.why = "batch " + std::to_string(batch) + " is outside 1.." + std::to_string(kBatchMax);
     return c;
   }
-  c.macko_batch = batch <= 1 ? 1 : batch <= 2 ? 2 : batch <= 4 ? 4 : 8;
-  if (batch > 8) {
+  c.macko_batch = macko::batch_for(batch);
+  if (batch > macko::kMaxBatch) {
     c.kernel = BatchKernel::bitmap;
-    c.why = "batch " + std::to_string(batch) + " > 8: MACKO has no kernel for it";
+    c.why = "batch " + std::to_string(batch) + " > " + std::to_string(macko::kMaxBatch) + ": MACKO has no kernel for it";
   } else if (batch >= r.bitmap_min_batch && density >= r.bitmap_min_density) {
     c.kernel = BatchKernel::bitmap;
     c.why = "batch " + std::to_string(batch) + " >= " + std::to_string(r.bitmap_min_batch) + " at density " +

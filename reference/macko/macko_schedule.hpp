@@ -13,6 +13,13 @@
 
 namespace warpsparse::macko {
 
+// The batches MACKO has kernels for (Schedule::batch), and the one that holds b vectors (1 <= b <= 8;
+// the vectors past b are zero): the one list the schedule, the benchmark and the batch-kernel rule
+// (bitmap::choose_batch_kernel) read.
+inline constexpr int kMaxBatch = 8;
+WS_HD constexpr bool valid_batch(int b) { return b == 1 || b == 2 || b == 4 || b == 8; }
+WS_HD constexpr int batch_for(int b) { return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : kMaxBatch; }
+
 // Schedule::grid_splits: at most kMaxGridSplits warps share a row (the row's last warp adds their
 // parts, kMaxGridSplits / 32 per lane). Only matrices of at most kGridSplitMaxRows rows upload with
 // the workspace (a counter per row and kGridSplitMaxParts fp32 partials, at most 520 KiB), and a
@@ -97,7 +104,7 @@ struct Schedule {
            (lane_accumulators == 1 || lane_accumulators == 2 || lane_accumulators == 4 || lane_accumulators == 8) &&
            blocks_per_sm >= 0 && (lane_elems == kElemsPerLane || lane_elems == 4 || lane_elems == 2) &&
            (row_splits == 1 || row_splits == 2 || row_splits == 4 || row_splits == 8) &&
-           (batch == 1 || batch == 2 || batch == 4 || batch == 8) && (!x_swizzle || x_shared) &&
+           valid_batch(batch) && (!x_swizzle || x_shared) &&
            warps_per_block % row_splits == 0 &&
            // a block's rows synchronise on named barriers 1..15
            (row_splits == 1 || warps_per_block / row_splits <= 15) &&

@@ -2,6 +2,7 @@
 // 2:4).
 #include <fmt/core.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -855,7 +856,15 @@ void register_format_commands(CLI::App& app) {
     c->add_option("--seed", *seed, "seed of the random x")->transform(whole(0, INT64_MAX));
     c->add_option("--batch", *batch,
                   "vectors multiplied at once (1, 2, 4 or 8; Schedule::batch), each checked against its own oracle")
-        ->check(CLI::IsMember({1, 2, 4, 8}));
+        ->check(CLI::Validator(
+            [](std::string& v) {
+              int b = 0;
+              const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), b);
+              return ec == std::errc{} && p == v.data() + v.size() && macko::valid_batch(b)
+                         ? std::string()
+                         : "MACKO multiplies 1, 2, 4 or 8 vectors, not '" + v + "'";
+            },
+            "1, 2, 4 or 8"));
     c->add_option("--row-lanes", *row_lanes,
                   "lanes per row: 32 (a warp per row) or 16 (two rows per warp; Schedule::row_lanes, one vector)")
         ->check(CLI::IsMember({16, 32}));
