@@ -286,19 +286,15 @@ __global__ void __launch_bounds__(256)
 }
 
 // Opts the kernel in to more than the 48 KiB of shared memory a block gets by default (stages of
-// dense tiles at batch 16 need it), once per kernel, then launches it.
-template <class Kernel, class TD, class TYD>
-void launch_tiles(Kernel* kernel, dim3 grid, dim3 block, int smem, cudaStream_t stream, const Args<TD>& p, TYD* y,
-                  float* partials, float alpha, float beta) {
-  static std::mutex m;
-  static std::vector<const void*> opted;
-  {
-    const std::lock_guard<std::mutex> lock(m);
-    if (std::find(opted.begin(), opted.end(), reinterpret_cast<const void*>(kernel)) == opted.end()) {
-      WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxBlockSmem));
-      opted.push_back(reinterpret_cast<const void*>(kernel));
-    }
-  }
+// dense tiles at batch 16 need it), once per instantiation as the 2:4 kernels do, then launches it.
+template <class TD, class TYD, int NG, bool kLdsm, bool kDecode>
+void launch_tiles(dim3 grid, dim3 block, int smem, cudaStream_t stream, const Args<TD>& p, TYD* y, float* partials,
+                  float alpha, float beta) {
+  auto kernel = bitmap_tiles_kernel<TD, TYD, NG, kLdsm, kDecode>;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxBlockSmem));
+  });
   kernel<<<grid, block, static_cast<std::size_t>(smem), stream>>>(p, y, partials, alpha, beta);
 }
 
@@ -374,11 +370,11 @@ void run(const DeviceBitmap<T>& a, const T* x, TY* y, float alpha, float beta, c
   const dim3 grid(static_cast<unsigned>(std::max<std::int64_t>(blocks, 1))), block(kWarpsPerBlock * 32);
   require(smem <= kMaxBlockSmem, "bitmap SpMM: stages of " + std::to_string(smem) + " bytes per block exceed " +
                                      std::to_string(kMaxBlockSmem));
-  auto go = [&](auto kernel) { launch_tiles(kernel, grid, block, smem, stream, p, yd, partials, alpha, beta); };
-  if (s.batch == 8) go(bitmap_tiles_kernel<TD, TYD, 1, true, kDecode>);
-  else if (s.batch == 16) go(bitmap_tiles_kernel<TD, TYD, 2, true, kDecode>);
-  else if (bitmap::n_groups(s.batch) == 1) go(bitmap_tiles_kernel<TD, TYD, 1, false, kDecode>);
-  else go(bitmap_tiles_kernel<TD, TYD, 2, false, kDecode>);
+  if (s.batch == 8) launch_tiles<TD, TYD, 1, true, kDecode>(grid, block, smem, stream, p, yd, partials, alpha, beta);
+  else if (s.batch == 16) launch_tiles<TD, TYD, 2, true, kDecode>(grid, block, smem, stream, p, yd, partials, alpha, beta);
+  else if (bitmap::n_groups(s.batch) == 1)
+    launch_tiles<TD, TYD, 1, false, kDecode>(grid, block, smem, stream, p, yd, partials, alpha, beta);
+  else launch_tiles<TD, TYD, 2, false, kDecode>(grid, block, smem, stream, p, yd, partials, alpha, beta);
   WS_CUDA(cudaGetLastError());
   if (s.parts > 1) {
     const std::int64_t rb = std::min<std::int64_t>((outputs + 255) / 256, 4096);

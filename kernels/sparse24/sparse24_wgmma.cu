@@ -557,6 +557,14 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
+// The output tiles of a GEMM for the tile shape: what the persistent grid strides over and
+// split_k_parts compares with the SMs.
+template <bool kTall>
+long long output_tiles(const GemmArgs& g) {
+  using S = Shape<kTall>;
+  return static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
+}
+
 template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kTall>
 void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream, int k_parts = 1) {
   using S = Shape<kTall>;
@@ -574,7 +582,7 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream,
   // C as a TMA store target: rows >= M and columns >= N of a box are not written.
   CUtensorMap map_c{};
   if constexpr (kTmaStore) map_c = make_map(g.c, g.m, g.n, g.ldc, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
-  const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN) * k_parts;
+  const long long tiles = output_tiles<kTall>(g) * k_parts;
   require(tiles <= 0x7fffffff, "sparse24 wgmma: more than 2^31 output tiles");
   long long grid = tiles;
   if (persistent) {  // one CTA per SM, each striding over the tiles
@@ -695,8 +703,8 @@ void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
   int dev = 0, sms = 0;
   WS_CUDA(cudaGetDevice(&dev));
   WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  const int tiles = ((g.m + Shape<true>::kBM - 1) / Shape<true>::kBM) * ((g.n + Shape<true>::kBN - 1) / Shape<true>::kBN);
-  if (const int k_parts = split_k_parts(tiles, g.cols_padded / kBK, sms, g.n, g.k); k_parts > 1) return launch_split(g, k_parts, stream);
+  const long long tiles = output_tiles<true>(g);
+  if (const int k_parts = split_k_parts(static_cast<int>(std::min<long long>(tiles, sms)), g.cols_padded / kBK, sms, g.n, g.k); k_parts > 1) return launch_split(g, k_parts, stream);
   switch (g.tile) {
     case Tile::kHopperTall: return launch_config<4, false, true>(g, true, stream);
     case Tile::kHopperTallStore: return launch_config<4, true, true>(g, true, stream);
