@@ -20,7 +20,7 @@ namespace {
 namespace s24 = warpsparse::sparse24;
 
 // One 2:4 kernel of the library (kernels/sparse24: kTiles). Tile::kAuto runs the tile gemm() picks on
-// this device, and is named after it. prepare() copies A to the host and compresses it with the
+// this device for each problem, and is named after it. prepare() copies A to the host and compresses it with the
 // reference encoder (values + ordered metadata), then uploads it: seconds for the largest weights,
 // untimed.
 class Sparse24Kernel final : public Gemm24Kernel {
@@ -47,11 +47,12 @@ class Sparse24Kernel final : public Gemm24Kernel {
  private:
   s24::gpu::Tile resolved() const {
     if (tile_ != s24::gpu::Tile::kAuto) return tile_;
-    int dev = 0, major = 0, minor = 0;
+    int dev = 0, major = 0, minor = 0, sms = 0;
     WS_CUDA(cudaGetDevice(&dev));
     WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    return s24::gpu::auto_tile(major, minor, p_.k > 0 ? static_cast<int>(p_.k) : 1);
+    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return s24::gpu::auto_tile(major, minor, p_.m, p_.n, p_.k > 0 ? p_.k : 1, a_.cols_padded / s24::kColAlign, sms);
   }
   s24::gpu::Tile tile_;
   s24::gpu::DeviceMatrix<bfloat16> a_;

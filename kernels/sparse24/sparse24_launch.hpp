@@ -20,10 +20,13 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 //     epilogue for 16-bit C with ldc % 8 == 0 and a 16-byte aligned base (other outputs take
 //     kHopperTall's path).
 //   kHopperTall: the same kernel with direct stores.
+//   kHopperSquareStore: the same kernel with a 128x128x64 tile (half a tall tile's work), for
+//     problems whose tall tiles leave SMs idle.
 //   kTallPipe: the mma.sp kernel (sparse24_gemm.cu; sm_80+): the 256x128x64 tile of ScheduleTall,
 //     8 warps of 64x64, 3 cp.async stages, software-pipelined fragments.
 //   kAuto (gemm()'s default): auto_tile() below.
-enum class Tile : std::uint8_t { kAuto, kHopperTallStore, kHopperTall, kTallPipe };
+// The wgmma.sp tiles' rows and columns are the Shape the kernel is instantiated with.
+enum class Tile : std::uint8_t { kAuto, kHopperTallStore, kHopperTall, kHopperSquareStore, kTallPipe };
 
 struct TileInfo {
   Tile tile;
@@ -31,18 +34,23 @@ struct TileInfo {
   const char* kernel_name;  // the benchmark rows' kernel column
   const char* shape;        // tile, stages, issue
   bool wgmma;               // needs compute capability 9.0 (sm_90a)
+  int rows, cols;           // the CTA's output tile
 };
 inline constexpr TileInfo kTiles[] = {
     {Tile::kHopperTallStore, "hopper_tall_store", "warpsparse_wgmma_sp_tall_tma_store",
-     "wgmma.sp-256x128x64/s4/persistent/tma-store", true},
-    {Tile::kHopperTall, "hopper_tall", "warpsparse_wgmma_sp_tall", "wgmma.sp-256x128x64/s4/persistent", true},
-    {Tile::kTallPipe, "tall_pipe", "warpsparse_mma_sp_tall_pipe", "256x128x64/s3/pipe", false},
+     "wgmma.sp-256x128x64/s4/persistent/tma-store", true, kTallRows, kTileCols},
+    {Tile::kHopperTall, "hopper_tall", "warpsparse_wgmma_sp_tall", "wgmma.sp-256x128x64/s4/persistent", true, kTallRows, kTileCols},
+    {Tile::kHopperSquareStore, "hopper_square_store", "warpsparse_wgmma_sp_square_tma_store",
+     "wgmma.sp-128x128x64/s4/persistent/tma-store", true, kSquareRows, kTileCols},
+    {Tile::kTallPipe, "tall_pipe", "warpsparse_mma_sp_tall_pipe", "256x128x64/s3/pipe", false, kTallRows, kTileCols},
 };
 
-// The tile gemm() runs for kAuto: the wgmma.sp kernel on a compute capability 9.0 device (K > 0: TMA
-// cannot describe an empty B), the mma.sp kernel elsewhere.
-inline Tile auto_tile(int cc_major, int cc_minor, int k) {
-  return cc_major == 9 && cc_minor == 0 && k > 0 ? Tile::kHopperTallStore : Tile::kTallPipe;
+// The tile gemm() runs for kAuto on an M x N x K product (K padded to `ktiles` tiles of 64) and a
+// device of `sms` SMs: the wgmma.sp kernel on a compute capability 9.0 device (K > 0: TMA cannot
+// describe an empty B), with the rows choose_tile_rows picks; the mma.sp kernel elsewhere.
+inline Tile auto_tile(int cc_major, int cc_minor, long long m, long long n, long long k, int ktiles, int sms) {
+  if (cc_major != 9 || cc_minor != 0 || k <= 0) return Tile::kTallPipe;
+  return choose_tile_rows(m, n, k, ktiles, sms) == kSquareRows ? Tile::kHopperSquareStore : Tile::kHopperTallStore;
 }
 
 // The table's line of a tile (not kAuto); throws Error otherwise.

@@ -74,14 +74,16 @@ static_assert(L::a_desc(L::a_block(0, 1), 1) == 0x8000002000010102ull && L::b_de
 static_assert(L::meta_word_byte(5, 7) == 5 * 128 + 7 * 4, "metadata word of lane l in 16-row block b at 128 b + 4 l");
 constexpr int kCBoxBytes = 64 * 64 * 2;   // one 64 × 64 box of C (TMA-store epilogue)
 
-// The CTA tile. kTall = false: 128 × 256, each consumer warpgroup computes 64 rows × 256 columns
-// with wgmma m64n256k32. kTall = true: 256 × 128, each consumer computes 128 rows × 128 columns as
-// two m64n128k32 accumulators. Because A is stored compressed (half of its K), a stage of the tall
-// tile carries 16 KB of A + 16 KB of B + 2 KB of metadata = 34 KB against 8 + 32 + 1 = 41 KB for
-// the same flops: 17 % fewer L2 bytes per flop, and 34 KB stages leave room for deeper pipelines.
-template <bool kTall>
+// The CTA tile: kTileM (256 or 128) rows × 128 columns. Each consumer warpgroup computes half of
+// the rows as kTileM / 128 m64n128k32 accumulators. Because A is stored compressed (half of its K),
+// a stage of the 256-row tile carries 16 KB of A + 16 KB of B + 2 KB of metadata = 34 KB, against
+// 8 + 32 + 1 = 41 KB for a 128 × 256 tile of the same flops: 17 % fewer L2 bytes per flop. The
+// 128-row tile (25 KB stages) halves the work of a tile, for problems whose 256-row tiles leave
+// SMs idle or pay heavily for split-K (choose_tile_rows, reference/sparse24/sparse24_split.hpp).
+template <int kTileM>
 struct Shape {
-  static constexpr int kBM = kTall ? 256 : 128, kBN = kTall ? 128 : 256;
+  static_assert(kTileM == 128 || kTileM == 256, "the built CTA tiles: 256 or 128 rows");
+  static constexpr int kBM = kTileM, kBN = kTileCols;
   static constexpr int kMBlocks = kBM / 128;             // m64 accumulators per consumer
   static constexpr int kAccRegs = kBN / 2;               // floats per m64nN accumulator and thread
   static constexpr int kABytes = kBM * L::kARowBytes;     // compressed A: 8 or 16 KB
@@ -249,15 +251,15 @@ __device__ __forceinline__ void for_each_acc_pair(const float (&acc)[kMB][kAccN]
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 
 // kTmaStore: 16-bit outputs leave through shared memory and TMA stores (which clip at M and N), so
-// the consumers go on to the next tile while the stores drain. kTall picks the tile (Shape).
-template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kTall>
+// the consumers go on to the next tile while the stores drain. kTileM picks the tile (Shape).
+template <bool kBf16, class TOut, int kStages, bool kTmaStore, int kTileM>
 __global__ void __launch_bounds__(kThreads, 1)
     sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_c,
-                          const std::uint16_t* __restrict__ e, TOut* __restrict__ c, int m, int n, int rows_padded,
-                          int cols_padded, int ldc, int k_parts) {
+                          const std::uint16_t* __restrict__ e, TOut* __restrict__ c, float* __restrict__ partials,
+                          int m, int n, int rows_padded, int cols_padded, int ldc, SplitPlan plan) {
 #if defined(WS_SPARSE24_WGMMA_ENABLED)
-  using S = Shape<kTall>;
+  using S = Shape<kTileM>;
   constexpr int kBM = S::kBM, kBN = S::kBN, kMB = S::kMBlocks, kAccN = S::kAccRegs;
   extern __shared__ std::uint8_t smem_raw[];
   // Swizzled TMA destinations need 1 KB alignment.
@@ -275,14 +277,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
   const int tiles_m = (m + kBM - 1) / kBM, tiles_n = (n + kBN - 1) / kBN, tiles = tiles_m * tiles_n;
   const int ktiles = cols_padded / kBK;
-  // Work units: each output tile's K tiles in k_parts near-even ranges (split-K, for problems with
-  // fewer tiles than SMs); k_parts <= ktiles, so no range is empty. With k_parts > 1, c is the fp32
-  // partials, part p's at c + p·m·ldc, which sparse24_parts_kernel adds in part order.
-  const int units = tiles * k_parts;
-  auto unit_k = [&](int u, int& kb, int& ke) {
-    const int part = u % k_parts;
-    kb = static_cast<int>(static_cast<long long>(ktiles) * part / k_parts);
-    ke = static_cast<int>(static_cast<long long>(ktiles) * (part + 1) / k_parts);
+  // Work units (SplitPlan, reference/sparse24/sparse24_split.hpp): unit u < whole is tile u with
+  // all its K tiles, stored into C; each later unit is part `part` of a tail tile, a near-even range
+  // of its K tiles (parts <= ktiles, so none is empty), whose fp32 partials go to `partials`
+  // (tile-local, kBM x kBN per tail tile and part) for sparse24_tail_kernel to add in part order.
+  const int whole = static_cast<int>(plan.whole), units = whole + plan.tail * plan.parts;
+  struct Unit {
+    int tile, kb, ke, part;  // part -1: a whole tile
+  };
+  auto unit_of = [&](int u) {
+    if (u < whole) return Unit{u, 0, ktiles, -1};
+    const int v = u - whole, part = v % plan.parts;
+    return Unit{whole + v / plan.parts, static_cast<int>(static_cast<long long>(ktiles) * part / plan.parts),
+                static_cast<int>(static_cast<long long>(ktiles) * (part + 1) / plan.parts), part};
   };
   const int blocks_m = rows_padded / kMetaBlockRows;
 
@@ -293,7 +300,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  if constexpr (kTall) {
+  if constexpr (S::kBM > kRowAlign) {
     // The last tall tile of a matrix whose padded rows are an odd multiple of 128 has metadata for
     // its first consumer only (the producer clips the bulk copy), and its second consumer's A is
     // TMA's zero fill. That consumer still issues its wgmma.sp (skipping them in a branch makes
@@ -320,9 +327,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (tid == 0) {
       int it = 0;
       for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
-        const TileCoord tile = cta_tile(u / k_parts, tiles_m, tiles_n);
-        int kb = 0, ke = 0;
-        unit_k(u, kb, ke);
+        const Unit w = unit_of(u);
+        const TileCoord tile = cta_tile(w.tile, tiles_m, tiles_n);
+        const int kb = w.kb, ke = w.ke;
         const int m0 = tile.m * kBM, n0 = tile.n * kBN;
         // Metadata exists for the padded rows only (a multiple of 128): the last tall tile may
         // have half of it. A's TMA box is zero-filled past the padded rows and always delivers
@@ -366,10 +373,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint32_t meta_a[kMB] = {}, meta_b[kMB] = {};
   int it = 0;
   for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
-    const TileCoord tile = cta_tile(u / k_parts, tiles_m, tiles_n);
-    int kb = 0, ke = 0;
-    unit_k(u, kb, ke);
-    TOut* const cu = c + static_cast<std::int64_t>(u % k_parts) * m * ldc;
+    const Unit w = unit_of(u);
+    const TileCoord tile = cta_tile(w.tile, tiles_m, tiles_n);
+    const int kb = w.kb, ke = w.ke;
     const int m0 = tile.m * kBM, n0 = tile.n * kBN;
     const int row0 = m0 + cw * (kBM / 2);  // this consumer's first row
     auto k_step = [&](int kt, std::uint32_t(&cur)[kMB], std::uint32_t(&old)[kMB]) __attribute__((always_inline)) {
@@ -411,6 +417,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Rows past the padded rows (the second consumer of a last tall tile) hold nothing to store.
     if (row0 >= rows_padded) continue;
 
+    if (w.part >= 0) {
+      // A tail unit: its fp32 partial sums, tile-local, clipped at M and N.
+      float* const pt =
+          partials + (static_cast<std::int64_t>(w.part) * plan.tail + (w.tile - whole)) * (kBM * kBN);
+      for_each_acc_pair(acc, warp_in_wg, g, [&](int b, int j, int r, float v0, float v1) {
+        const int lr = cw * (kBM / 2) + 64 * b + r, lc = 8 * j + 2 * t4;
+        if (m0 + lr >= m || n0 + lc >= n) return;
+        *reinterpret_cast<float2*>(pt + lr * kBN + lc) = make_float2(v0, v1);
+      });
+      continue;
+    }
+
     // Epilogue: the accumulator pairs (for_each_acc_pair) go out through shared memory and TMA, or directly.
     if constexpr (kTmaStore) {
       static_assert(sizeof(TOut) == 2, "the TMA-store epilogue is for 16-bit outputs");
@@ -447,7 +465,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int row = row0 + 64 * b + r;
         const int col = n0 + 8 * j + 2 * t4;
         if (row >= m) return;
-        TOut* p = cu + static_cast<std::int64_t>(row) * ldc + col;
+        TOut* p = c + static_cast<std::int64_t>(row) * ldc + col;
         if (pairs && col + 1 < n) {
           store_pair(p, v0, v1);
         } else {
@@ -557,18 +575,45 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
-// The output tiles of a GEMM for the tile shape: what the persistent grid strides over and
-// split_k_parts compares with the SMs.
-template <bool kTall>
-long long output_tiles(const GemmArgs& g) {
-  using S = Shape<kTall>;
-  return static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
+// The split-K workspace (tail partials), grown by the first launch that needs more: two split
+// launches must not run at the same time (on two streams).
+float* split_workspace(std::size_t floats) {
+  static std::mutex m;
+  static warpsparse::gpu::DeviceBuffer<float> ws;
+  const std::lock_guard<std::mutex> lock(m);
+  if (ws.size() < floats) ws = warpsparse::gpu::DeviceBuffer<float>(floats);
+  return ws.get();
 }
 
-template <bool kBf16, class TOut, int kStages, bool kTmaStore, bool kTall>
-void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream, int k_parts = 1) {
-  using S = Shape<kTall>;
-  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore, kTall>;
+// Split-K's second pass: each output of a tail tile (blockIdx.x) is its parts' fp32 partial sums
+// added in part order, then converted once. One thread per output: the tile's rows and columns
+// inside M and N, numbered row-major (blockIdx.y, threadIdx.x), so a warp reads consecutive
+// partials and writes consecutive outputs.
+template <class TOut, int kTileM>
+__global__ void __launch_bounds__(256) sparse24_tail_kernel(const float* __restrict__ partials, TOut* __restrict__ c, int m,
+                                                            int n, int ldc, SplitPlan plan) {
+  using S = Shape<kTileM>;
+  constexpr int kTileElems = S::kBM * S::kBN;
+  const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
+  const int i = static_cast<int>(blockIdx.x);
+  const TileCoord tile = cta_tile(static_cast<int>(plan.whole) + i, tiles_m, tiles_n);
+  const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
+  const int cols = min(S::kBN, n - n0), e = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);
+  const int r = e / cols, col = e % cols;
+  if (r >= S::kBM || m0 + r >= m) return;
+  const float* p = partials + static_cast<std::int64_t>(i) * kTileElems + r * S::kBN + col;
+  const std::int64_t part_stride = static_cast<std::int64_t>(plan.tail) * kTileElems;
+  float s = p[0];
+  for (int q = 1; q < plan.parts; ++q) s = __fadd_rn(s, p[q * part_stride]);
+  c[static_cast<std::int64_t>(m0 + r) * ldc + n0 + col] = from_f32<TOut>(s);
+}
+
+// The launch: one CTA per SM striding over the work units of split_plan (the tiles of the grid's
+// last round in K parts, their partials added by sparse24_tail_kernel).
+template <bool kBf16, class TOut, int kStages, bool kTmaStore, int kTileM>
+void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
+  using S = Shape<kTileM>;
+  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore, kTileM>;
   constexpr int kSmemBytes = S::smem_bytes(kStages, kTmaStore);
   static_assert(kSmemBytes <= kMaxSmem, "the pipeline fits the shared memory of an H100 CTA");
   static std::once_flag once;
@@ -582,42 +627,49 @@ void launch_wgmma_typed(const GemmArgs& g, bool persistent, cudaStream_t stream,
   // C as a TMA store target: rows >= M and columns >= N of a box are not written.
   CUtensorMap map_c{};
   if constexpr (kTmaStore) map_c = make_map(g.c, g.m, g.n, g.ldc, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
-  const long long tiles = output_tiles<kTall>(g) * k_parts;
-  require(tiles <= 0x7fffffff, "sparse24 wgmma: more than 2^31 output tiles");
-  long long grid = tiles;
-  if (persistent) {  // one CTA per SM, each striding over the tiles
-    int dev = 0, sms = 0;
-    WS_CUDA(cudaGetDevice(&dev));
-    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    grid = std::min<long long>(tiles, sms);
-  }
+  const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
+  require(tiles <= 0x7fffffff / 2, "sparse24 wgmma: more than 2^30 output tiles");
+  // One CTA per SM, each striding over the units.
+  int dev = 0, sms = 0;
+  WS_CUDA(cudaGetDevice(&dev));
+  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const SplitPlan plan = split_plan(g.m, g.n, g.k, S::kBM, S::kBN, g.cols_padded / kBK, sms);
+  const long long grid = std::min<long long>(plan.units(), sms);
+  float* const partials =
+      plan.split() ? split_workspace(static_cast<std::size_t>(plan.tail) * plan.parts * S::kBM * S::kBN) : nullptr;
   kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
-                                                                        g.m, g.n, g.rows_padded, g.cols_padded, g.ldc,
-                                                                        k_parts);
+                                                                        partials, g.m, g.n, g.rows_padded,
+                                                                        g.cols_padded, g.ldc, plan);
   WS_CUDA(cudaGetLastError());
+  if (plan.split()) {
+    const long long tile_outputs = std::min<long long>(S::kBM, g.m) * std::min<long long>(S::kBN, g.n);
+    sparse24_tail_kernel<TOut, kTileM>
+        <<<dim3(static_cast<unsigned>(plan.tail), static_cast<unsigned>((tile_outputs + 255) / 256)), 256, 0, stream>>>(partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
+    WS_CUDA(cudaGetLastError());
+  }
 }
 
 // One configuration for both input types and every output type: the TMA-store epilogue is used
 // only for 16-bit C with a 16-byte aligned base and row pitch; other outputs run the same tile and
-// stage count with direct stores (the store tiles' stages are chosen so that their non-store twin
-// is one of the other tiles' instantiations).
-template <int kStages, bool kTmaStore, bool kTall>
-void launch_config(const GemmArgs& g, bool persistent, cudaStream_t stream) {
+// stage count with direct stores (the tall store tile's direct-store twin is kHopperTall's
+// instantiation).
+template <int kStages, bool kTmaStore, int kTileM>
+void launch_config(const GemmArgs& g, cudaStream_t stream) {
   const bool bf16 = g.in == Elem::kBf16;
   const bool tma_store = kTmaStore && g.out != Elem::kFp32 && g.ldc % 8 == 0 &&
                          reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0;
   constexpr int kPlainStages = kTmaStore ? 4 : kStages;  // the direct-store twin of a store tile
   if (g.out == Elem::kFp32) {
-    bf16 ? launch_wgmma_typed<true, float, kPlainStages, false, kTall>(g, persistent, stream)
-         : launch_wgmma_typed<false, float, kPlainStages, false, kTall>(g, persistent, stream);
+    bf16 ? launch_wgmma_typed<true, float, kPlainStages, false, kTileM>(g, stream)
+         : launch_wgmma_typed<false, float, kPlainStages, false, kTileM>(g, stream);
   } else if (tma_store) {
     if constexpr (kTmaStore) {
-      bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kStages, true, kTall>(g, persistent, stream)
-           : launch_wgmma_typed<false, __half, kStages, true, kTall>(g, persistent, stream);
+      bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kStages, true, kTileM>(g, stream)
+           : launch_wgmma_typed<false, __half, kStages, true, kTileM>(g, stream);
     }
   } else {
-    bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kPlainStages, false, kTall>(g, persistent, stream)
-         : launch_wgmma_typed<false, __half, kPlainStages, false, kTall>(g, persistent, stream);
+    bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kPlainStages, false, kTileM>(g, stream)
+         : launch_wgmma_typed<false, __half, kPlainStages, false, kTileM>(g, stream);
   }
 }
 
@@ -646,68 +698,16 @@ WgmmaProbe wgmma_layout_probe(const std::vector<std::uint16_t>& a, const std::ve
   return WgmmaProbe{dimage.download(), dd.download()};
 }
 
-namespace {
-
-// Split-K's second pass: each output is its parts' fp32 partial sums added in part order, then
-// converted once.
-template <class TOut>
-__global__ void __launch_bounds__(256)
-    sparse24_parts_kernel(const float* __restrict__ partials, TOut* __restrict__ c, int m, int n, int ldc, int k_parts) {
-  const long long total = static_cast<long long>(m) * n, stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
-    float s = partials[e];
-    for (int p = 1; p < k_parts; ++p) s = __fadd_rn(s, partials[p * total + e]);
-    c[(e / n) * ldc + e % n] = from_f32<TOut>(s);
-  }
-}
-
-// The partials of split-K launches, grown by the first launch that needs more: two split launches
-// must not run at the same time (on two streams).
-float* split_workspace(std::size_t floats) {
-  static std::mutex m;
-  static warpsparse::gpu::DeviceBuffer<float> ws;
-  const std::lock_guard<std::mutex> lock(m);
-  if (ws.size() < floats) ws = warpsparse::gpu::DeviceBuffer<float>(floats);
-  return ws.get();
-}
-
-// The split launch: the kernel's direct-store fp32 instantiation writes each part's partials,
-// sparse24_parts_kernel adds them into C.
-void launch_split(const GemmArgs& g, int k_parts, cudaStream_t stream) {
-  GemmArgs p = g;
-  p.c = split_workspace(static_cast<std::size_t>(g.m) * g.n * k_parts);
-  p.ldc = g.n;
-  p.out = Elem::kFp32;
-  if (g.in == Elem::kBf16) launch_wgmma_typed<true, float, 4, false, true>(p, true, stream, k_parts);
-  else launch_wgmma_typed<false, float, 4, false, true>(p, true, stream, k_parts);
-  const long long total = static_cast<long long>(g.m) * g.n;
-  const unsigned blocks = static_cast<unsigned>(std::min<long long>((total + 255) / 256, 4096));
-  const float* part = static_cast<const float*>(p.c);
-  switch (g.out) {
-    case Elem::kFp32: sparse24_parts_kernel<<<blocks, 256, 0, stream>>>(part, static_cast<float*>(g.c), g.m, g.n, g.ldc, k_parts); break;
-    case Elem::kBf16:
-      sparse24_parts_kernel<<<blocks, 256, 0, stream>>>(part, static_cast<__nv_bfloat16*>(g.c), g.m, g.n, g.ldc, k_parts);
-      break;
-    default: sparse24_parts_kernel<<<blocks, 256, 0, stream>>>(part, static_cast<__half*>(g.c), g.m, g.n, g.ldc, k_parts);
-  }
-  WS_CUDA(cudaGetLastError());
-}
-
-}  // namespace
 
 void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
   if (g.k == 0) {
     // TMA cannot describe an empty B; the product is zero.
     require(false, "sparse24 wgmma: K = 0 is not supported by the Hopper kernel");
   }
-  int dev = 0, sms = 0;
-  WS_CUDA(cudaGetDevice(&dev));
-  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  const long long tiles = output_tiles<true>(g);
-  if (const int k_parts = split_k_parts(static_cast<int>(std::min<long long>(tiles, sms)), g.cols_padded / kBK, sms, g.n, g.k); k_parts > 1) return launch_split(g, k_parts, stream);
   switch (g.tile) {
-    case Tile::kHopperTall: return launch_config<4, false, true>(g, true, stream);
-    case Tile::kHopperTallStore: return launch_config<4, true, true>(g, true, stream);
+    case Tile::kHopperTall: return launch_config<4, false, kTallRows>(g, stream);
+    case Tile::kHopperTallStore: return launch_config<4, true, kTallRows>(g, stream);
+    case Tile::kHopperSquareStore: return launch_config<4, true, kSquareRows>(g, stream);
     default: require(false, "sparse24 wgmma: " + to_string(g.tile) + " is not a wgmma.sp tile");
   }
 }

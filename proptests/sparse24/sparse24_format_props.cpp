@@ -2,6 +2,7 @@
 // error for over-full groups, and the swizzle as a bijection that feeds mma.sp the right word.
 #include <rapidcheck/catch.h>
 
+#include <algorithm>
 #include <set>
 
 #include "reference/sparse24/sparse24_format.hpp"
@@ -205,23 +206,77 @@ TEST_CASE("one ldmatrix.x1 of a swizzled block gives every lane its mma.sp metad
   });
 }
 
-TEST_CASE("split-K: parts fill the SMs while each keeps 4 K tiles and the partials stay within A's bytes",
+TEST_CASE("split-K: the tiles of the grid's last round are cut into parts that fill the SMs",
           "[sparse24][split]") {
-  using warpsparse::sparse24::gpu::split_k_parts;
-  // 4096 x 16 x 4096 on 132 SMs: 16 tiles of 256 x 128; 132 / 16 = 8, 64 K tiles / 4 = 16,
-  // 4096 / (8 * 16) = 32: 8 parts.
-  CHECK(split_k_parts(16, 64, 132, 16, 4096) == 8);
-  // 4096 x 128 x 4096: the partials bound 4096 / (8 * 128) = 4.
-  CHECK(split_k_parts(16, 64, 132, 128, 4096) == 4);
-  // 4096 x 512 x 4096: 64 tiles, but the partials would be twice A: no split.
-  CHECK(split_k_parts(64, 64, 132, 512, 4096) == 1);
+  using warpsparse::sparse24::gpu::split_plan;
+  using warpsparse::sparse24::gpu::SplitPlan;
+  auto plan = [](long long m, long long n, long long k) { return split_plan(m, n, k, 256, 128, static_cast<int>((k + 63) / 64), 132); };
+  auto is = [](const SplitPlan& p, long long whole, int tail, int parts) {
+    return p.whole == whole && p.tail == tail && p.parts == parts && p.units() == whole + tail * parts;
+  };
+  // Fewer tiles than SMs, every tile in the tail. 4096 x 16 x 4096: 16 tiles of 256 x 128;
+  // 132 / 16 = 8, 64 K tiles / 4 = 16, partials 4096 * 4096 / (8 * 16 * 256 * 16) = 32: 8 parts.
+  CHECK(is(plan(4096, 16, 4096), 0, 16, 8));
+  // 4096 x 128 x 4096: the partials bound 4096 * 4096 / (8 * 16 * 256 * 128) = 4.
+  CHECK(is(plan(4096, 128, 4096), 0, 16, 4));
+  // 4096 x 512 x 4096: 64 tiles, but two parts' partials would be twice A: no split.
+  CHECK(is(plan(4096, 512, 4096), 64, 0, 1));
   // 12288 x 16 x 12288: 48 tiles, 132 / 48 = 2.
-  CHECK(split_k_parts(48, 192, 132, 16, 12288) == 2);
-  // As many tiles as SMs, or more: no split; K of 7 tiles: 7 / 4 = 1 part.
-  CHECK(split_k_parts(132, 64, 132, 16, 4096) == 1);
-  CHECK(split_k_parts(200, 64, 132, 16, 4096) == 1);
-  CHECK(split_k_parts(1, 7, 132, 16, 448) == 1);
-  CHECK(split_k_parts(1, 8, 132, 16, 512) == 2);
-  CHECK(split_k_parts(0, 8, 132, 16, 512) == 1);
+  CHECK(is(plan(12288, 16, 12288), 0, 48, 2));
+  // More tiles than SMs: the whole rounds first, then the last round's tiles in parts.
+  // 12288 x 512 x 12288: 192 tiles = 132 + 60; 132 / 60 = 2.
+  CHECK(is(plan(12288, 512, 12288), 132, 60, 2));
+  // 11008 x 512 x 4096: 172 = 132 + 40, 132 / 40 = 3 (partials bound 4).
+  CHECK(is(plan(11008, 512, 4096), 132, 40, 3));
+  // 28672 x 4096 x 8192: 3584 = 27 * 132 + 20: 6 parts.
+  CHECK(is(plan(28672, 4096, 8192), 3564, 20, 6));
+  // A full last round, or one of more than half the SMs: nothing to gain.
+  CHECK(is(plan(8448, 512, 4096), 132, 0, 1));
+  CHECK(is(plan(51200, 16, 4096), 200, 0, 1));
+  // K of 7 tiles: 7 / 4 = 1 part; of 8: 2.
+  CHECK(is(plan(1, 16, 448), 1, 0, 1));
+  CHECK(is(plan(1, 16, 512), 0, 1, 2));
+  CHECK(is(plan(0, 16, 512), 0, 0, 1));
+  // Random shapes: the units cover every tile once, at most one tail unit per SM, each part keeps
+  // 4 K tiles and the partials stay within A's bytes.
+  rc::prop("random shapes and SM counts", [] {
+    const long long m = *rc::gen::inRange(1, 60000), n = *rc::gen::inRange(1, 9000), k = *rc::gen::inRange(1, 20000);
+    const int sms = *rc::gen::inRange(1, 200), ktiles = static_cast<int>((k + 63) / 64);
+    const SplitPlan p = split_plan(m, n, k, 256, 128, ktiles, sms);
+    const long long tiles = ((m + 255) / 256) * ((n + 127) / 128);
+    RC_ASSERT(p.whole + p.tail == tiles);
+    if (!p.split()) {
+      RC_ASSERT(p.tail == 0);
+      RC_ASSERT(p.parts == 1);
+      return;
+    }
+    RC_ASSERT(p.tail == tiles % sms);
+    RC_ASSERT(p.whole % sms == 0);
+    RC_ASSERT(p.units() - p.whole <= sms);
+    RC_ASSERT(ktiles / p.parts >= warpsparse::sparse24::gpu::kMinPartKTiles);
+    RC_ASSERT(8LL * p.tail * p.parts * std::min(256LL, m) * std::min(128LL, n) <= m * k);
+  });
 }
 
+TEST_CASE("the CTA tile's rows: square tiles where tall ones leave SMs idle or pay for split-K", "[sparse24][split]") {
+  using warpsparse::sparse24::gpu::choose_tile_rows;
+  auto rows = [](long long m, long long n, long long k) { return choose_tile_rows(m, n, k, static_cast<int>((k + 63) / 64), 132); };
+  // A round or more of tall tiles: tall.
+  CHECK(rows(12288, 512, 12288) == 256);
+  CHECK(rows(8192, 2048, 8192) == 256);
+  // 16 tokens: split-K's partials are small against A (5120 x 16 x 5120: 6 parts, 15 % of A).
+  CHECK(rows(5120, 16, 5120) == 256);
+  CHECK(rows(12288, 16, 12288) == 256);
+  // 128 tokens: 11008 x 4096 splits 43 tall tiles in 3 parts (partials 75 % of A): square
+  // (measured 111 % of cuSPARSELt against 82 %); 12288 x 49152, 2 parts, 4 % of A: tall.
+  CHECK(rows(11008, 128, 4096) == 128);
+  CHECK(rows(12288, 128, 12288) == 128);
+  CHECK(rows(12288, 128, 49152) == 256);
+  CHECK(rows(9216, 128, 36864) == 256);
+  // 512 tokens, unsplit: 64 tall tiles, 128 square ones fit one round: square; 80 tall tiles: tall.
+  CHECK(rows(4096, 512, 4096) == 128);
+  CHECK(rows(5120, 512, 5120) == 256);
+  // Degenerate shapes stay tall.
+  CHECK(rows(0, 16, 512) == 256);
+  CHECK(rows(16, 16, 0) == 256);
+}

@@ -421,7 +421,7 @@ int main(int argc, char** argv) {
     } else {
       try {
         using s24::gpu::Tile;
-        const std::vector<Shape> hshapes = {{128, 256, 64}, {256, 512, 256, 1, 3}, {1, 1, 1}, {129, 257, 65},
+        std::vector<Shape> hshapes = {{128, 256, 64}, {256, 512, 256, 1, 3}, {1, 1, 1}, {129, 257, 65},
                                             {300, 200, 100, 0, 1}, {1000, 24, 512}, {2048, 2048, 2048},
                                             // more tiles than SMs: the persistent grid strides
                                             {4096, 2048, 128}, {2200, 4200, 96, 0, 1},
@@ -430,9 +430,24 @@ int main(int argc, char** argv) {
                                             // 33 blocks of 128 padded rows: the last 256-row tile
                                             // is half padding, after earlier tiles filled its stages
                                             {4224, 1024, 256},
-                                            // few tokens: split-K (sparse24::gpu::split_k_parts), its
+                                            // few tokens: split-K (sparse24::gpu::split_plan), its
                                             // partials added by a second kernel, ragged K and ldc
                                             {4096, 16, 4096}, {777, 16, 3000, 0, 2}, {1, 32, 2048}};
+        // More tiles than SMs with a last round of 4 tiles, cut into K parts after the whole
+        // rounds: every row checked (2 parts), and 2 column tiles with ragged K (4 parts).
+        const int sms = prop.multiProcessorCount;
+        hshapes.push_back({256 * (sms + 3) + 77, 8, 512});
+        hshapes.push_back({256 * (sms / 2 + 1) + 5, 200, 1027, 0, 3});
+        for (const Tile t : tiles_of(true))
+          for (const Shape& sh : hshapes) {
+            if (t == Tile::kAuto) continue;
+            const auto& info = s24::gpu::tile_info(t);
+            const auto plan = s24::gpu::split_plan(sh.m, sh.n, sh.k, info.rows, info.cols,
+                                                   (sh.k + s24::kColAlign - 1) / s24::kColAlign, sms);
+            if (plan.split() && tile_selected(t))
+              std::printf("split-K %s %d x %d x %d: %lld whole tiles, %d tail tiles in %d parts\n", info.key, sh.m, sh.n,
+                          sh.k, plan.whole, plan.tail, plan.parts);
+          }
         for (const Tile t : tiles_of(true))
           for (const Shape& sh : hshapes) {
             if (!tile_selected(t)) continue;
