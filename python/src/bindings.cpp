@@ -176,6 +176,13 @@ PYBIND11_MODULE(_warpsparse, m) {
       .def_property_readonly("val", view_of<Csr>(&Csr::val))
       .def("to_dense", [](const Csr& a) { return to_numpy(a.to_dense()); });
 
+  pb::class_<Bitmap>(m, "Bitmap", "A matrix in bitmap tiles: the batched tensor-core SpMM's format (reference/bitmap/)")
+      .def_property_readonly("shape", [](const Bitmap& b) { return pb::make_tuple(b.rows(), b.cols()); })
+      .def_property_readonly("nnz", &Bitmap::nnz)
+      .def_property_readonly("value_type", &Bitmap::value_type)
+      .def_property_readonly("storage_bytes", &Bitmap::storage_bytes)
+      .def_property_readonly("effective_density", &Bitmap::effective_density)
+      .def("to_dense", [](const Bitmap& b) { return to_numpy(b.to_dense()); });
   pb::class_<Sparse24>(m, "Sparse24", "A 2:4 matrix, compressed along the columns (reference/sparse24/sparse24_format.hpp)")
       .def_property_readonly("shape", [](const Sparse24& s) { return pb::make_tuple(s.rows(), s.cols()); })
       .def_property_readonly("padded_shape", [](const Sparse24& s) { return pb::make_tuple(s.rows_padded(), s.cols_padded()); })
@@ -195,6 +202,7 @@ PYBIND11_MODULE(_warpsparse, m) {
     return encode_any(src, [&](const Rows& r) { return encode_csr(r, index_bits); });
   }, arg("dense"), arg("index_bits") = 32);
   m.def("encode_sparse24", [](const pb::handle& d) { return encode_sparse24(host_in(d, "dense").a); }, arg("dense"));
+  m.def("encode_bitmap", [](const pb::handle& d) { return encode_bitmap(host_in(d, "dense").a); }, arg("dense"));
   m.def("prune", [](const pb::handle& d, double density, const std::string& per, const std::string& nm) {
     return to_numpy(prune(host_in(d, "dense").a, density, per, nm));
   }, arg("dense"), arg("density") = 0.5, arg("per") = "row", arg("nm") = "");
@@ -266,6 +274,11 @@ PYBIND11_MODULE(_warpsparse, m) {
     return d;
   }, arg("matrix"), arg("gpu") = "h100", arg("batch") = 1);
   m.def("compiled_batches", &compiled_batches);
+  m.def("batch_kernel", [](double density, int batch) {
+    const BatchKernelChoice c = batch_kernel(density, batch);
+    return pb::make_tuple(c.kernel, c.macko_batch, c.why);
+  }, arg("density"), arg("batch"));
+  m.def("bitmap_max_batch", &bitmap_max_batch);
 
   m.def("effd", &effd, arg("density"), arg("value_bits") = 16, arg("delta_bits") = 4, arg("rows") = 0, arg("cols") = 0);
   m.def("crossovers", [](int value_bits, int delta_bits, std::int64_t rows, std::int64_t cols) {

@@ -245,21 +245,34 @@ OutTarget out_target(const pb::object& out, const std::vector<std::int64_t>& sha
   return t;
 }
 
-pb::object macko_spmv(const DeviceMacko& a, const pb::handle& x, const pb::object& out, std::uintptr_t stream,
-                      const std::string& schedule, float alpha, float beta) {
-  const DlView xv = dl_import(x, stream, "x", false);
-  require_device(xv, a.device(), "x");
-  if ((xv.shape.size() != 1 && xv.shape.size() != 2) || xv.shape[0] != a.cols())
+// The batched products' arguments (MACKO, bitmap tiles): x of shape (cols,) or (cols, batch),
+// C-contiguous on the matrix's device, and y of the same shape with `rows` rows.
+struct BatchedArgs {
+  DlView x;
+  std::int64_t batch = 1;
+  OutTarget y;
+};
+template <class Matrix>
+BatchedArgs batched_args(const Matrix& a, const pb::handle& x, const pb::object& out, std::uintptr_t stream, float beta) {
+  BatchedArgs r{dl_import(x, stream, "x", false)};
+  require_device(r.x, a.device(), "x");
+  if ((r.x.shape.size() != 1 && r.x.shape.size() != 2) || r.x.shape[0] != a.cols())
     throw std::invalid_argument("x must have shape (cols,) or (cols, batch) with cols = " + std::to_string(a.cols()) +
-                                ", got " + shape_text(xv.shape));
-  require_contiguous(xv, "x");
-  const int batch = xv.shape.size() == 2 ? static_cast<int>(xv.shape[1]) : 1;
-  std::vector<std::int64_t> y_shape = xv.shape;
+                                ", got " + shape_text(r.x.shape));
+  require_contiguous(r.x, "x");
+  r.batch = r.x.shape.size() == 2 ? r.x.shape[1] : 1;
+  std::vector<std::int64_t> y_shape = r.x.shape;
   y_shape[0] = a.rows();
   if (out.is_none() && beta != 0.0f) throw std::invalid_argument("beta != 0 reads y: pass out");
-  const OutTarget y = out_target(out, y_shape, elem_of_value_type(a.value_type()), a.device(), stream, false);
-  a.spmv(xv.data, y.data, xv.elem, y.elem, batch, alpha, beta, schedule, stream);
-  return y.result;
+  r.y = out_target(out, y_shape, elem_of_value_type(a.value_type()), a.device(), stream, false);
+  return r;
+}
+
+pb::object macko_spmv(const DeviceMacko& a, const pb::handle& x, const pb::object& out, std::uintptr_t stream,
+                      const std::string& schedule, float alpha, float beta) {
+  const BatchedArgs r = batched_args(a, x, out, stream, beta);
+  a.spmv(r.x.data, r.y.data, r.x.elem, r.y.elem, static_cast<int>(r.batch), alpha, beta, schedule, stream);
+  return r.y.result;
 }
 
 pb::object sparse24_gemm(const DeviceSparse24& a, const pb::handle& b, const pb::object& out, std::uintptr_t stream,
@@ -274,6 +287,16 @@ pb::object sparse24_gemm(const DeviceSparse24& a, const pb::handle& b, const pb:
   const OutTarget c = out_target(out, c_shape, elem_of_value_type(a.value_type()), a.device(), stream, true);
   a.gemm(bv.data, bv.elem, bv.shape[1], ldb, c.data, c.elem, c.pitch, tile, stream);
   return c.result;
+}
+
+pb::object bitmap_spmm(const DeviceBitmap& a, const pb::handle& x, const pb::object& out, std::uintptr_t stream,
+                       float alpha, float beta) {
+  const BatchedArgs r = batched_args(a, x, out, stream, beta);
+  if (r.batch < 1 || r.batch > bitmap_max_batch())
+    throw std::invalid_argument("x must hold 1.." + std::to_string(bitmap_max_batch()) + " vectors, got " +
+                                std::to_string(r.batch));
+  a.spmm(r.x.data, r.y.data, r.x.elem, r.y.elem, static_cast<int>(r.batch), alpha, beta, stream);
+  return r.y.result;
 }
 
 }  // namespace
@@ -337,6 +360,16 @@ void bind_cuda(pb::module_& m) {
       .def_property_readonly("device", &DeviceSparse24::device);
   m.def("upload_sparse24", &upload_sparse24, arg("matrix"));
   m.def("sparse24_gemm", &sparse24_gemm, arg("a"), arg("b"), arg("out"), arg("stream"), arg("tile"));
+
+  pb::class_<DeviceBitmap>(m, "DeviceBitmap", "A bitmap-tile matrix in device memory (owns its buffers)")
+      .def_property_readonly("shape", [](const DeviceBitmap& a) { return pb::make_tuple(a.rows(), a.cols()); })
+      .def_property_readonly("value_type", &DeviceBitmap::value_type)
+      .def_property_readonly("device", &DeviceBitmap::device)
+      .def_property_readonly("bytes", &DeviceBitmap::bytes)
+      .def("bound_chain", &DeviceBitmap::bound_chain, arg("batch"),
+           "the fp32 summation chain (u = 2^-24) whose forward bound covers the kernel's sums at this batch");
+  m.def("upload_bitmap", &upload_bitmap, arg("matrix"));
+  m.def("bitmap_spmm", &bitmap_spmm, arg("a"), arg("x"), arg("out"), arg("stream"), arg("alpha"), arg("beta"));
 }
 
 }  // namespace warpsparse::py::glue

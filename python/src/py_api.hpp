@@ -137,6 +137,25 @@ class Sparse24 {
   std::shared_ptr<const Impl> impl_;
 };
 
+// Bitmap tiles (reference/bitmap/bitmap_format.hpp): 16 x 16 tiles, a 64-bit bitmap per 8 x 8
+// subtile, the nonzeros in tensor-core fragment order; the batched SpMM's format.
+class Bitmap {
+ public:
+  struct Impl;
+  explicit Bitmap(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::int64_t rows() const;
+  std::int64_t cols() const;
+  std::int64_t nnz() const;
+  std::string value_type() const;
+  std::uint64_t storage_bytes() const;
+  double effective_density() const;
+  OwnedArray to_dense() const;
+  const std::shared_ptr<const Impl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
 // Dense input: float16, float32, int8, or uint16/bf16 (bf16 bits); 2-D, C order.
 Rows rows_from_dense(const HostArray& dense);
 Macko encode_macko(const HostArray& dense, const MackoOptions& o);
@@ -144,6 +163,7 @@ Macko encode_macko(const Rows& rows, const MackoOptions& o);
 Csr encode_csr(const HostArray& dense, int index_bits);
 Csr encode_csr(const Rows& rows, int index_bits);
 Sparse24 encode_sparse24(const HostArray& dense);
+Bitmap encode_bitmap(const HostArray& dense);
 // Magnitude pruning (reference/sparse/prune.hpp) of a dense matrix: per row or per tensor to a
 // density, or N of every M along each row when nm is "N:M". Returns the pruned copy.
 OwnedArray prune(const HostArray& dense, double density, const std::string& per, const std::string& nm);
@@ -223,6 +243,16 @@ struct PlanInfo {
 PlanInfo plan(const Macko& m, const std::string& gpu, int batch);
 // Batches the MACKO kernels are compiled for (macko::kCompiledVariants), ascending.
 std::vector<int> compiled_batches();
+// Which kernel multiplies a matrix of this density by `batch` vectors (bitmap::choose_batch_kernel):
+// "macko" (at MACKO batch macko_batch) or "bitmap", and why.
+struct BatchKernelChoice {
+  std::string kernel;
+  int macko_batch = 1;
+  std::string why;
+};
+BatchKernelChoice batch_kernel(double density, int batch);
+// The largest batch the bitmap-tile kernel takes.
+int bitmap_max_batch();
 
 // Storage models (analysis/effd.hpp): every format's effective density at density d.
 std::map<std::string, double> effd(double density, int value_bits, int delta_bits, std::int64_t rows, std::int64_t cols);
@@ -286,6 +316,29 @@ class DeviceSparse24 {
   std::shared_ptr<const Impl> impl_;
 };
 DeviceSparse24 upload_sparse24(const Sparse24& s);
+
+// A bitmap-tile matrix on the device (gpu::DeviceBitmap), fp16 or bf16.
+class DeviceBitmap {
+ public:
+  struct Impl;
+  explicit DeviceBitmap(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::int64_t rows() const;
+  std::int64_t cols() const;
+  std::string value_type() const;
+  int device() const;
+  std::uint64_t bytes() const;
+  // The length of the fp32 summation chain (u = 2^-24) whose forward bound covers the kernel's
+  // sums at this batch on this device (bitmap::bound_chain of the policy's parts).
+  std::int64_t bound_chain(int batch) const;
+  // y (rows x batch) = alpha A x (cols x batch) + beta y, row-major, 1 <= batch <= bitmap_max_batch();
+  // y_elem f32 or the value type. One launch at a time per matrix (its split partials).
+  void spmm(const void* x, void* y, Elem x_elem, Elem y_elem, int batch, float alpha, float beta,
+            std::uintptr_t stream) const;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+DeviceBitmap upload_bitmap(const Bitmap& b);
 
 // Device memory owned by a Python object (outputs the caller did not provide).
 class DeviceAllocation {

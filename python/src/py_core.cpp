@@ -13,6 +13,7 @@
 #include "analysis/effd.hpp"
 #include "python/src/py_api.hpp"
 #include "python/src/py_core_detail.hpp"
+#include "reference/bitmap/bitmap_schedule.hpp"
 #include "reference/csr/csr_format.hpp"
 #include "reference/device/device_facts.hpp"
 #include "reference/io/format_safetensors.hpp"
@@ -278,6 +279,29 @@ Sparse24 encode_sparse24(const HostArray& dense) {
   });
 }
 
+// ----- bitmap tiles ------------------------------------------------------------------------------
+
+std::int64_t Bitmap::rows() const { return std::visit([](const auto& b) { return b.rows; }, impl_->v); }
+std::int64_t Bitmap::cols() const { return std::visit([](const auto& b) { return b.cols; }, impl_->v); }
+std::int64_t Bitmap::nnz() const { return std::visit([](const auto& b) { return b.nnz(); }, impl_->v); }
+std::string Bitmap::value_type() const { return variant_value_type(impl_->v); }
+std::uint64_t Bitmap::storage_bytes() const { return std::visit([](const auto& b) { return b.storage_bytes(); }, impl_->v); }
+double Bitmap::effective_density() const { return std::visit([](const auto& b) { return b.effective_density(); }, impl_->v); }
+OwnedArray Bitmap::to_dense() const {
+  return std::visit([](const auto& b) { return own(decode_bitmap(b).to_dense(), {b.rows, b.cols}); }, impl_->v);
+}
+
+Bitmap encode_bitmap(const HostArray& dense) {
+  return with_dense(dense, [](auto d, std::int64_t rows, std::int64_t cols, auto zero) -> Bitmap {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, std::int8_t>) {
+      throw std::invalid_argument("bitmap tiles hold float16, bfloat16 or float32 values, not int8");
+    } else {
+      return Bitmap(std::make_shared<const Bitmap::Impl>(Bitmap::Impl{warpsparse::encode_bitmap(rows_of(d, rows, cols))}));
+    }
+  });
+}
+
 // ----- pruning -----------------------------------------------------------------------------------
 
 OwnedArray prune(const HostArray& dense, double density, const std::string& per, const std::string& nm) {
@@ -526,6 +550,15 @@ PlanInfo plan(const Macko& m, const std::string& gpu, int batch) {
     return PlanInfo{macko::to_string(p.schedule), p.why};
   }, m.impl()->m);
 }
+
+BatchKernelChoice batch_kernel(double density, int batch) {
+  if (!(density >= 0.0 && density <= 1.0)) throw std::invalid_argument("density must be in [0, 1], got " + std::to_string(density));
+  if (batch < 1 || batch > bitmap::kBatchMax)
+    throw std::invalid_argument("batch must be in 1.." + std::to_string(bitmap::kBatchMax) + ", got " + std::to_string(batch));
+  const bitmap::BatchChoice c = bitmap::choose_batch_kernel(density, batch);
+  return {bitmap::to_string(c.kernel), c.macko_batch, c.why};
+}
+int bitmap_max_batch() { return bitmap::kBatchMax; }
 
 std::vector<int> compiled_batches() {
   std::vector<int> out;

@@ -9,6 +9,7 @@
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/bitmap/bitmap_spmm.hpp"
 #include "kernels/common/device_facts.hpp"
 #include "kernels/macko/macko_spmv.hpp"
 #include "kernels/sparse24/sparse24_gemm.hpp"
@@ -200,6 +201,58 @@ void DeviceSparse24::gemm(const void* b, Elem b_elem, std::int64_t n, std::int64
       sparse24::gpu::gemm<T, T>(d, static_cast<const T*>(b), ni, lb, static_cast<T*>(c), lc, stream_of(stream), t);
     else
       throw std::invalid_argument("C must be float32 or the matrix's " + elem_name(elem_of<T>()) + ", got " + elem_name(c_elem));
+  }, impl_->d);
+}
+
+// ----- bitmap tiles ------------------------------------------------------------------------------
+
+struct DeviceBitmap::Impl {
+  std::variant<gpu::DeviceBitmap<half>, gpu::DeviceBitmap<bfloat16>> d;
+  int device = 0;
+};
+
+DeviceBitmap upload_bitmap(const Bitmap& b) {
+  auto impl = std::make_shared<DeviceBitmap::Impl>();
+  impl->device = cuda_current_device();
+  std::visit([&](const auto& a) {
+    using T = typename std::decay_t<decltype(a)>::value_type;
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+      impl->d = gpu::upload_bitmap(a);
+    } else {
+      throw std::invalid_argument("the bitmap-tile kernel takes fp16 or bf16 matrices, this one is " +
+                                  std::string(to_string(ValueTypeOf<T>::value)));
+    }
+  }, b.impl()->v);
+  return DeviceBitmap(std::move(impl));
+}
+
+std::int64_t DeviceBitmap::rows() const { return std::visit([](const auto& d) { return d.rows; }, impl_->d); }
+std::int64_t DeviceBitmap::cols() const { return std::visit([](const auto& d) { return d.cols; }, impl_->d); }
+std::string DeviceBitmap::value_type() const { return impl_->d.index() == 0 ? "fp16" : "bf16"; }
+int DeviceBitmap::device() const { return impl_->device; }
+std::uint64_t DeviceBitmap::bytes() const { return std::visit([](const auto& d) { return d.bytes(); }, impl_->d); }
+
+std::int64_t DeviceBitmap::bound_chain(int batch) const {
+  const bitmap::Schedule s = bitmap::choose_schedule(rows(), cols(), batch, gpu::device_facts(impl_->device));
+  return bitmap::bound_chain(cols(), s.parts);
+}
+
+void DeviceBitmap::spmm(const void* x, void* y, Elem x_elem, Elem y_elem, int batch, float alpha, float beta,
+                        std::uintptr_t stream) const {
+  if (batch < 1 || batch > bitmap_max_batch())
+    throw std::invalid_argument("the bitmap-tile kernel multiplies 1.." + std::to_string(bitmap_max_batch()) +
+                                " vectors at once, not " + std::to_string(batch));
+  const DeviceGuard guard(impl_->device);
+  std::visit([&](const auto& d) {
+    using T = std::remove_pointer_t<decltype(d.values.get())>;
+    require_elem(x_elem, elem_of<T>(), "x");
+    const bitmap::Schedule s = bitmap::choose_schedule(d.rows, d.cols, batch, gpu::device_facts(impl_->device));
+    if (y_elem == Elem::f32)
+      gpu::bitmap_spmm<T, float>(d, static_cast<const T*>(x), static_cast<float*>(y), alpha, beta, s, stream_of(stream));
+    else if (y_elem == elem_of<T>())
+      gpu::bitmap_spmm<T, T>(d, static_cast<const T*>(x), static_cast<T*>(y), alpha, beta, s, stream_of(stream));
+    else
+      throw std::invalid_argument("y must be float32 or the matrix's " + elem_name(elem_of<T>()) + ", got " + elem_name(y_elem));
   }, impl_->d);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "python/src/py_api.hpp"
+#include "reference/bitmap/bitmap_format.hpp"
 #include "reference/csr/csr_format.hpp"
 #include "reference/io/macko_file.hpp"
 #include "reference/sparse24/sparse24_format.hpp"
@@ -31,6 +32,10 @@ struct Sparse24::Impl {
   std::variant<sparse24::Sparse24Matrix<half>, sparse24::Sparse24Matrix<bfloat16>, sparse24::Sparse24Matrix<float>,
                sparse24::Sparse24Matrix<std::int8_t>>
       v;
+};
+
+struct Bitmap::Impl {
+  std::variant<warpsparse::Bitmap<half>, warpsparse::Bitmap<bfloat16>, warpsparse::Bitmap<float>> v;
 };
 
 namespace detail {

@@ -36,6 +36,16 @@ void DeviceSparse24::gemm(const void*, Elem, std::int64_t, std::int64_t, void*, 
   no_cuda();
 }
 
+struct DeviceBitmap::Impl {};
+DeviceBitmap upload_bitmap(const Bitmap&) { no_cuda(); }
+std::int64_t DeviceBitmap::rows() const { no_cuda(); }
+std::int64_t DeviceBitmap::cols() const { no_cuda(); }
+std::string DeviceBitmap::value_type() const { no_cuda(); }
+int DeviceBitmap::device() const { no_cuda(); }
+std::uint64_t DeviceBitmap::bytes() const { no_cuda(); }
+std::int64_t DeviceBitmap::bound_chain(int) const { no_cuda(); }
+void DeviceBitmap::spmm(const void*, void*, Elem, Elem, int, float, float, std::uintptr_t) const { no_cuda(); }
+
 struct DeviceAllocation::Impl {};
 DeviceAllocation device_alloc(std::uint64_t) { no_cuda(); }
 void* DeviceAllocation::data() const { no_cuda(); }

@@ -135,14 +135,86 @@ def test_sparse_linear_macko_matches_the_dense_layer(dtype, tokens):
     assert (err <= bound.T + unit * (np.abs(want) + bound.T)).all()
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.uint16])
+@pytest.mark.parametrize("batch", [1, 3, 8, 16])
+@pytest.mark.parametrize("out_float32", [False, True])
+def test_bitmap_spmm_within_its_bound_of_the_oracle(rng, dtype, batch, out_float32):
+    # Tensor cores do not add in a specified order: the kernel is held to the forward bound of an
+    # fp32 chain of A.bound_chain(B) additions (reference/bitmap/bitmap_spmm_model.hpp), then the
+    # output's rounding.
+    a = sparse(rng, (200, 1000), 0.5, dtype)
+    x = sparse(rng, (1000, batch), 1.0, dtype)
+    A = ws.cuda.upload_bitmap(ws.encode_bitmap(a))
+    assert A.shape == a.shape and A.bytes > 0
+    out = torch.full((200, batch), float("nan"), device="cuda",
+                     dtype=torch.float32 if out_float32 else TORCH_DTYPE[dtype])
+    ws.cuda.bitmap_spmm(A, to_torch(x), out=out, stream=torch.cuda.current_stream())
+    exact, mag = as_f64(a) @ as_f64(x), np.abs(as_f64(a)) @ np.abs(as_f64(x))
+    n, u = A.bound_chain(batch), 2.0 ** -24
+    gamma = n * u / (1 - n * u)
+    u_out = 0.0 if out_float32 else (2.0 ** -8 if dtype == np.uint16 else 2.0 ** -11)
+    eta = 0.0 if out_float32 else (2.0 ** -134 if dtype == np.uint16 else 2.0 ** -25)
+    got = as_f64(to_host(out))
+    assert np.isfinite(got).all()
+    assert (np.abs(got - exact) <= u_out * np.abs(exact) + (1 + u_out) * gamma * mag + eta).all()
+    # beta reads y: out = 2 A x - out.
+    prev = got.copy()
+    ws.cuda.bitmap_spmm(A, to_torch(x), out=out, stream=torch.cuda.current_stream(), alpha=2.0, beta=-1.0)
+    want = 2 * exact - prev
+    slack = 2 * (u_out * np.abs(want) + 2 * (1 + u_out) * gamma * mag + np.abs(prev) * u_out + eta)
+    assert (np.abs(as_f64(to_host(out)) - want) <= slack + 1e-30).all()
+
+
+def test_bitmap_errors_are_clear(rng):
+    A = ws.cuda.upload_bitmap(ws.encode_bitmap(sparse(rng, (32, 64), 0.5, np.float16)))
+    with pytest.raises(ValueError, match="1..16 vectors"):
+        ws.cuda.bitmap_spmm(A, torch.zeros(64, 17, device="cuda", dtype=torch.float16))
+    with pytest.raises(ValueError, match="cols = 64"):
+        ws.cuda.bitmap_spmm(A, torch.zeros(63, 2, device="cuda", dtype=torch.float16))
+    with pytest.raises(ValueError, match="x must be"):
+        ws.cuda.bitmap_spmm(A, torch.zeros(64, 2, device="cuda", dtype=torch.bfloat16))
+    with pytest.raises(ValueError, match="fp16 or bf16"):
+        ws.cuda.upload_bitmap(ws.encode_bitmap(sparse(rng, (32, 64), 0.5, np.float32)))
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_compile_fullgraph_and_cuda_graph(dtype):
+@pytest.mark.parametrize("tokens", [2, 8, 12, 20])
+def test_sparse_linear_with_bitmap_tiles_follows_the_batch_rule(dtype, tokens):
+    torch.manual_seed(2)
+    lin = torch.nn.Linear(1024, 384, bias=False, device="cuda", dtype=dtype)
+    w = ws.prune(to_host(lin.weight), density=0.5)
+    with torch.no_grad():
+        lin.weight.copy_(to_torch(w))
+    sl = wt.SparseLinear.from_dense(lin)  # auto: MACKO and, at d = 0.5, the bitmap tiles
+    assert "formats=macko+bitmap" in repr(sl)
+    assert sl._bitmap_for[8] and not sl._bitmap_for[2]  # the policy: tensor cores from 5 vectors at d >= 0.45
+    only = wt.SparseLinear.from_dense(lin, format="bitmap")
+    assert "formats=bitmap" in repr(only) and all(only._bitmap_for.values())
+    x = torch.randn(tokens, 1024, device="cuda", dtype=dtype)
+    xs = as_f64(to_host(x))
+    exact, mag = as_f64(w) @ xs.T, np.abs(as_f64(w)) @ np.abs(xs.T)
+    # The longer of the two kernels' chains (MACKO's covered by a row's length), then the output's rounding.
+    n = max(1024, max(sl._bitmap.bound_chain(t) for t in range(1, 17)))
+    gamma, unit = n * 2.0 ** -24 / (1 - n * 2.0 ** -24), (2.0 ** -8 if dtype == torch.bfloat16 else 2.0 ** -11)
+    for layer in (sl, only):
+        got = to_host(layer(x).float()).astype(np.float64)
+        assert got.shape == (tokens, 384)
+        assert (np.abs(got.T - exact) <= unit * np.abs(exact) + (1 + unit) * gamma * mag + 2.0 ** -24).all()
+    # Where the rule picks the tensor cores for every chunk, both layers ran the same kernel: same bits.
+    if all(sl._bitmap_for[min(16, tokens - s)] for s in range(0, tokens, 16)):
+        assert torch.equal(sl(x), only(x))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("tokens", [4, 8])  # MACKO, then (d = 0.5, 8 vectors) the bitmap tiles
+def test_compile_fullgraph_and_cuda_graph(dtype, tokens):
     torch.manual_seed(1)
     lin = torch.nn.Linear(512, 256, device="cuda", dtype=dtype)
     with torch.no_grad():
         lin.weight.copy_(to_torch(ws.prune(to_host(lin.weight), density=0.5)))
     model = torch.nn.Sequential(wt.SparseLinear.from_dense(lin), torch.nn.ReLU())
-    x = torch.randn(4, 512, device="cuda", dtype=dtype)
+    assert model[0]._bitmap_for[tokens] == (tokens == 8)
+    x = torch.randn(tokens, 512, device="cuda", dtype=dtype)
     eager = model(x)
     compiled = torch.compile(model, fullgraph=True)
     assert torch.equal(compiled(x), eager)

@@ -351,3 +351,34 @@ def test_dlpack_refuses_what_the_kernels_cannot_take():
 def test_device_arrays_refuse_other_dtypes():
     with pytest.raises(ValueError, match="float16, bfloat16 or float32"):
         ws.cuda.empty((4,), "int32")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.uint16, np.float32])
+@pytest.mark.parametrize("shape", [(1, 1), (17, 33), (64, 300), (5, 16)])
+def test_bitmap_roundtrip(rng, dtype, shape):
+    a = sparse(rng, shape, 0.4, dtype)
+    b = ws.encode_bitmap(a)
+    assert b.shape == a.shape and b.value_type == VALUE_TYPE[dtype]
+    assert b.nnz == np.count_nonzero(without_negative_zeros(a) if dtype != np.uint16 else a & 0x7FFF)
+    assert b.storage_bytes > 0 and b.effective_density > 0
+    assert same_bits(b.to_dense(), without_negative_zeros(a))
+    assert same_bits(ws.decode(b), b.to_dense())
+
+
+def test_bitmap_refuses_int8(rng):
+    with pytest.raises(ValueError, match="int8"):
+        ws.encode_bitmap(sparse(rng, (16, 16), 0.5, np.int8))
+
+
+def test_batch_kernel_follows_the_policy():
+    assert ws.bitmap_max_batch() == 16
+    # MACKO has no kernel above 8 vectors; at few vectors MACKO streams fewer instructions per tile.
+    assert ws.batch_kernel(0.5, 12)[0] == "bitmap"
+    assert ws.batch_kernel(0.5, 2) == ("macko", 2, ws.batch_kernel(0.5, 2)[2])
+    kernel, macko_batch, why = ws.batch_kernel(0.05, 3)
+    assert kernel == "macko" and macko_batch == 4 and "runs as 4" in why
+    # Dense enough and 8 vectors: the tensor cores; sparse: MACKO, whose time falls with the nonzeros.
+    assert ws.batch_kernel(0.9, 8)[0] == "bitmap" and ws.batch_kernel(0.05, 8)[0] == "macko"
+    for bad in [(0.5, 0), (0.5, 17), (-0.1, 4), (1.5, 4)]:
+        with pytest.raises(ValueError):
+            ws.batch_kernel(*bad)

@@ -1,12 +1,14 @@
-"""warpsparse: MACKO, CSR and 2:4 sparse matrices, their warp models and CUDA kernels.
+"""warpsparse: MACKO, CSR, 2:4 and bitmap-tile sparse matrices, their warp models and CUDA kernels.
 
-Host API (numpy, any machine): encode_macko / encode_csr / encode_sparse24, .to_dense() to decode,
+Host API (numpy, any machine): encode_macko / encode_csr / encode_sparse24 / encode_bitmap, .to_dense()
+to decode,
 the files (read_macko, write_macko, write_macko_safetensors, read_sparse24, read/write_matrix_market,
 open_tensor_file), verify (the warp model against the double oracle), spmv_model (the kernel's bits on
-the host), plan, effd, crossovers and analyze. GPU API: warpsparse.cuda; PyTorch: warpsparse.torch.
+the host), plan, batch_kernel (MACKO or the bitmap-tile kernel for a batch), effd, crossovers and analyze. GPU API: warpsparse.cuda; PyTorch: warpsparse.torch.
 Every function is the C++ library's (python/src/py_api.hpp); this package only marshals.
 """
 from ._warpsparse import (
+    Bitmap,
     Csr,
     Error,
     Macko,
@@ -14,9 +16,12 @@ from ._warpsparse import (
     Sparse24,
     TensorFile,
     analyze,
+    batch_kernel,
+    bitmap_max_batch,
     compiled_batches,
     crossovers,
     effd,
+    encode_bitmap,
     encode_csr,
     encode_macko,
     encode_sparse24,
@@ -42,7 +47,7 @@ __version__ = version()
 
 
 def decode(matrix):
-    """The dense matrix of a Macko, Csr, Sparse24 or Rows (zeros where nothing is stored)."""
+    """The dense matrix of a Macko, Csr, Sparse24, Bitmap or Rows (zeros where nothing is stored)."""
     return matrix.to_dense()
 
 

@@ -1,6 +1,8 @@
-"""warpsparse.cuda: the MACKO SpMV and 2:4 GEMM kernels on any DLPack CUDA tensor (torch, CuPy).
+"""warpsparse.cuda: the MACKO SpMV, bitmap-tile SpMM and 2:4 GEMM kernels on any DLPack CUDA tensor
+(torch, CuPy).
 
-A matrix is uploaded once (upload_macko / upload_sparse24: device objects that own their buffers);
+A matrix is uploaded once (upload_macko / upload_bitmap / upload_sparse24: device objects that own
+their buffers);
 each call takes the caller's tensors through __dlpack__(stream=...) and launches on `stream`:
 an int (a cudaStream_t; 0 is the legacy default stream), or an object with .cuda_stream (torch) or
 .ptr (CuPy). Outputs are written into `out` when given, else into a new DeviceArray (read it with
@@ -11,12 +13,14 @@ import sys as _sys
 from ._warpsparse import cuda as _cuda
 
 DeviceArray = _cuda.DeviceArray
+DeviceBitmap = _cuda.DeviceBitmap
 DeviceMacko = _cuda.DeviceMacko
 DeviceSparse24 = _cuda.DeviceSparse24
 built = _cuda.built
 device_count = _cuda.device_count
 current_device = _cuda.current_device
 empty = _cuda.empty
+upload_bitmap = _cuda.upload_bitmap
 upload_macko = _cuda.upload_macko
 upload_sparse24 = _cuda.upload_sparse24
 dlpack_view = _cuda.dlpack_view
@@ -88,6 +92,15 @@ def macko_spmv(A, x, out=None, stream=None, schedule=None, alpha=1.0, beta=0.0):
     h = stream_handle(stream)
     res = _cuda.macko_spmv(A, _arg(x, h), None if out is None else _arg(out, h), h, schedule or "", float(alpha),
                            float(beta))
+    return out if out is not None else res
+
+
+def bitmap_spmm(A, x, out=None, stream=None, alpha=1.0, beta=0.0):
+    """out = alpha * A @ x + beta * out for x of shape (cols,) or (cols, B), 1 <= B <= 16, on tensor
+    cores (fp32 sums, within A.bound_chain(B)'s bound, not in a fixed order). x must be finite: a
+    tile's zeros are multiplied too. One call at a time per matrix. Returns out."""
+    h = stream_handle(stream)
+    res = _cuda.bitmap_spmm(A, _arg(x, h), None if out is None else _arg(out, h), h, float(alpha), float(beta))
     return out if out is not None else res
 
 

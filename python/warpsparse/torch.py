@@ -1,6 +1,6 @@
 """warpsparse.torch: the kernels as PyTorch custom ops, and SparseLinear, a drop-in nn.Linear.
 
-The ops (torch.ops.warpsparse.macko_spmv, torch.ops.warpsparse.sparse24_gemm) are defined on a
+The ops (torch.ops.warpsparse.macko_spmv, .bitmap_spmm, .sparse24_gemm) are defined on a
 torch.library.Library with a CUDA kernel and a fake implementation, so torch.compile(fullgraph=True)
 traces through them and CUDA graphs capture them: they launch on torch.cuda.current_stream(). An op
 takes no Python objects, so a device matrix is passed by its key in a registry (register_matrix).
@@ -12,19 +12,20 @@ import weakref
 import numpy as np
 import torch
 
-from . import Error, compiled_batches, encode_macko, encode_sparse24
+from . import Error, batch_kernel, bitmap_max_batch, compiled_batches, encode_bitmap, encode_macko, encode_sparse24
 from . import cuda as _cuda
 
-__all__ = ["SparseLinear", "sparsify", "register_matrix", "macko_spmv", "sparse24_gemm"]
+__all__ = ["SparseLinear", "sparsify", "register_matrix", "macko_spmv", "bitmap_spmm", "sparse24_gemm"]
 
 _matrices = {}
 _BATCHES = tuple(compiled_batches())
+_BITMAP_MAX = bitmap_max_batch()
 # kernels/sparse24/sparse24_gemm.hpp: B's row pitch is a multiple of 8 elements (16-byte cp.async chunks).
 _B_PITCH = 8
 
 
 def register_matrix(device_matrix):
-    """The key a custom op takes for a DeviceMacko or DeviceSparse24. The registry holds the matrix
+    """The key a custom op takes for a DeviceMacko, DeviceBitmap or DeviceSparse24. The registry holds the matrix
     (SparseLinear drops its own when it is collected)."""
     key = id(device_matrix)
     _matrices[key] = device_matrix
@@ -41,6 +42,12 @@ def _macko_spmv(x, key, rows):
     return out
 
 
+def _bitmap_spmm(x, key, rows):
+    out = torch.empty((rows, x.shape[1]), dtype=x.dtype, device=x.device)
+    _cuda.bitmap_spmm(_matrices[key], _cuda.torch_view(x), out=_cuda.torch_view(out), stream=_stream(x))
+    return out
+
+
 def _sparse24_gemm(b, key, rows):
     out = torch.empty((rows, b.shape[1]), dtype=b.dtype, device=b.device)
     _cuda.sparse24_gemm(_matrices[key], _cuda.torch_view(b), out=_cuda.torch_view(out), stream=_stream(b))
@@ -53,12 +60,19 @@ def _sparse24_gemm(b, key, rows):
 # torch's dispatch into a Python kernel; SparseLinear therefore calls the bodies when not compiling.)
 _lib = torch.library.Library("warpsparse", "DEF")
 _lib.define("macko_spmv(Tensor x, int key, int rows) -> Tensor")
+_lib.define("bitmap_spmm(Tensor x, int key, int rows) -> Tensor")
 _lib.define("sparse24_gemm(Tensor b, int key, int rows) -> Tensor")
 _lib.impl("macko_spmv", _macko_spmv, "CUDA")
+_lib.impl("bitmap_spmm", _bitmap_spmm, "CUDA")
 _lib.impl("sparse24_gemm", _sparse24_gemm, "CUDA")
 
 
 @torch.library.register_fake("warpsparse::macko_spmv")
+def _(x, key, rows):
+    return x.new_empty((rows, x.shape[1]))
+
+
+@torch.library.register_fake("warpsparse::bitmap_spmm")
 def _(x, key, rows):
     return x.new_empty((rows, x.shape[1]))
 
@@ -72,6 +86,12 @@ def macko_spmv(x, key, rows):
     """y (rows x B) = A x for x (cols x B), B a compiled batch, in the matrix's dtype
     (torch.ops.warpsparse.macko_spmv)."""
     return torch.ops.warpsparse.macko_spmv(x, key, rows)
+
+
+def bitmap_spmm(x, key, rows):
+    """y (rows x B) = A x for x (cols x B), 1 <= B <= 16, on tensor cores, in the matrix's dtype
+    (torch.ops.warpsparse.bitmap_spmm)."""
+    return torch.ops.warpsparse.bitmap_spmm(x, key, rows)
 
 
 def sparse24_gemm(b, key, rows):
@@ -101,35 +121,47 @@ def _padded_batch(n):
 
 
 class SparseLinear(torch.nn.Module):
-    """y = x W^T + b with W sparse on the GPU: MACKO (the batched SpMV) for up to max(compiled
-    batches) = 8 tokens, the 2:4 GEMM beyond when W is 2:4 (larger token counts run MACKO in
-    chunks of 8 otherwise). Input (..., in_features) in the weight's dtype (float16 or bfloat16)."""
+    """y = x W^T + b with W sparse on the GPU. Few tokens run the batched SpMV kernels: MACKO (CUDA
+    cores, compiled for 1, 2, 4, 8 vectors) or the bitmap-tile SpMM (tensor cores, 1-16), the one
+    warpsparse.batch_kernel picks for W's density and the token count, among the formats held. More
+    than 8 tokens run the 2:4 GEMM when W is 2:4, else the batched kernels in chunks (16 with bitmap
+    tiles, 8 without). Input (..., in_features) in the weight's dtype (float16 or bfloat16)."""
 
-    def __init__(self, in_features, out_features, dtype, macko=None, sparse24=None, bias=None):
+    def __init__(self, in_features, out_features, dtype, macko=None, sparse24=None, bias=None, bitmap=None,
+                 density=None):
         super().__init__()
-        if macko is None and sparse24 is None:
-            raise ValueError("SparseLinear needs a MACKO or a 2:4 matrix")
+        if macko is None and sparse24 is None and bitmap is None:
+            raise ValueError("SparseLinear needs a MACKO, a bitmap-tile or a 2:4 matrix")
+        if macko is not None and bitmap is not None and density is None:
+            raise ValueError("SparseLinear with MACKO and bitmap tiles needs W's density to choose between them")
         self.in_features, self.out_features, self.dtype = in_features, out_features, dtype
-        self._macko, self._sparse24 = macko, sparse24
+        self._macko, self._sparse24, self._bitmap = macko, sparse24, bitmap
         self._macko_key = register_matrix(macko) if macko is not None else None
         self._sparse24_key = register_matrix(sparse24) if sparse24 is not None else None
-        for key in (self._macko_key, self._sparse24_key):
+        self._bitmap_key = register_matrix(bitmap) if bitmap is not None else None
+        for key in (self._macko_key, self._sparse24_key, self._bitmap_key):
             if key is not None:
                 weakref.finalize(self, _matrices.pop, key, None)
+        # The batched kernels' largest chunk, and the kernel for each token count up to it.
+        self._chunk = _BITMAP_MAX if bitmap is not None else _BATCHES[-1]
+        self._bitmap_for = {t: bitmap is not None and (macko is None or batch_kernel(density, t)[0] == "bitmap")
+                            for t in range(1, self._chunk + 1)}
         self.bias = torch.nn.Parameter(bias.detach().clone(), requires_grad=False) if bias is not None else None
 
     @classmethod
     def from_dense(cls, linear, format="auto", delta_bits=4):
-        """From an nn.Linear on a CUDA device. format: "macko", "2:4" (W must be 2:4 along its
-        input dimension, e.g. warpsparse.prune(W, nm="2:4")) or "auto" (MACKO, and 2:4 too when W
-        is 2:4)."""
-        if format not in ("macko", "2:4", "auto"):
-            raise ValueError(f"format must be 'macko', '2:4' or 'auto', got {format!r}")
+        """From an nn.Linear on a CUDA device. format: "macko", "bitmap", "2:4" (W must be 2:4 along
+        its input dimension, e.g. warpsparse.prune(W, nm="2:4")) or "auto": MACKO, and 2:4 too when W
+        is 2:4; otherwise the bitmap tiles too where warpsparse.batch_kernel picks them for W's density
+        at a batch MACKO also runs (they hold about as many bytes again)."""
+        if format not in ("macko", "bitmap", "2:4", "auto"):
+            raise ValueError(f"format must be 'macko', 'bitmap', '2:4' or 'auto', got {format!r}")
         w = linear.weight
         if w.device.type != "cuda":
             raise ValueError(f"SparseLinear.from_dense needs the Linear on a CUDA device, it is on {w.device}")
         host = _host_matrix(w)
-        macko = sparse24 = None
+        density = float(np.count_nonzero(host)) / max(1, host.size)
+        macko = sparse24 = bitmap = None
         with torch.cuda.device(w.device):
             if format in ("macko", "auto"):
                 # Aligned rows: each row starts a warp step (docs/macko-kernel.md), at no cost to the product.
@@ -140,10 +172,16 @@ class SparseLinear(torch.nn.Module):
                 except Error:
                     if format == "2:4":
                         raise
-        return cls(linear.in_features, linear.out_features, w.dtype, macko, sparse24, linear.bias)
+            # With 2:4, its GEMM serves the larger token counts; bitmap tiles against it at 5-8 tokens
+            # are not measured, and a third copy of W is not worth an unmeasured gain.
+            if format == "bitmap" or (format == "auto" and sparse24 is None and any(
+                    batch_kernel(density, t)[0] == "bitmap" for t in range(1, _BATCHES[-1] + 1))):
+                bitmap = _cuda.upload_bitmap(encode_bitmap(host))
+        return cls(linear.in_features, linear.out_features, w.dtype, macko, sparse24, linear.bias, bitmap, density)
 
     def extra_repr(self):
-        kinds = [k for k, m in (("macko", self._macko), ("2:4", self._sparse24)) if m is not None]
+        kinds = [k for k, m in (("macko", self._macko), ("bitmap", self._bitmap), ("2:4", self._sparse24))
+                 if m is not None]
         return f"in_features={self.in_features}, out_features={self.out_features}, dtype={self.dtype}, " \
                f"formats={'+'.join(kinds)}, bias={self.bias is not None}"
 
@@ -153,7 +191,7 @@ class SparseLinear(torch.nn.Module):
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features).to(self.dtype)
         n = x2.shape[0]
-        if self._sparse24 is not None and (self._macko is None or n > _BATCHES[-1]):
+        if self._sparse24 is not None and ((self._macko is None and self._bitmap is None) or n > _BATCHES[-1]):
             y = self._gemm(x2)
         else:
             y = self._spmv(x2)
@@ -163,14 +201,21 @@ class SparseLinear(torch.nn.Module):
 
     def _spmv(self, x2):
         outs = []
-        for start in range(0, x2.shape[0], _BATCHES[-1]):
-            chunk = x2[start:start + _BATCHES[-1]]
+        for start in range(0, x2.shape[0], self._chunk):
+            chunk = x2[start:start + self._chunk]
             t = chunk.shape[0]
-            if _padded_batch(t) > t:
-                chunk = torch.nn.functional.pad(chunk, (0, 0, 0, _padded_batch(t) - t))
-            xt = chunk.t().contiguous()
-            spmv = _op(torch.ops.warpsparse.macko_spmv, _macko_spmv)
-            outs.append(spmv(xt, self._macko_key, self.out_features)[:, :t].t())
+            if self._bitmap_for[t]:
+                spmm = _op(torch.ops.warpsparse.bitmap_spmm, _bitmap_spmm)
+                outs.append(spmm(chunk.t().contiguous(), self._bitmap_key, self.out_features).t())
+                continue
+            # MACKO in chunks of its largest batch, each padded to a compiled batch with zero vectors.
+            for s in range(0, t, _BATCHES[-1]):
+                part = chunk[s:s + _BATCHES[-1]]
+                u = part.shape[0]
+                if _padded_batch(u) > u:
+                    part = torch.nn.functional.pad(part, (0, 0, 0, _padded_batch(u) - u))
+                spmv = _op(torch.ops.warpsparse.macko_spmv, _macko_spmv)
+                outs.append(spmv(part.t().contiguous(), self._macko_key, self.out_features)[:, :u].t())
         return outs[0] if len(outs) == 1 else torch.cat(outs)
 
     def _gemm(self, x2):
