@@ -219,6 +219,16 @@ expect(tensor-missing 1 "pruned.safetensors: no tensor 'nope' \\(2-D tensors: w 
 expect(not-tensor-file 1 "good.mtx: not a tensor file, so 'x' names nothing in it" verify "${WORK}/good.mtx:x")
 expect(transpose-mtx 1 "--transpose applies to tensors" verify --transpose "${WORK}/good.mtx")
 expect(st-24-as-matrix 1 "s24.safetensors: holds a warpsparse sparse24 matrix" verify "${WORK}/s24.safetensors")
+# Bitmap tiles: encode to safetensors, inspect, verify the tensor-core fragment model (1-16 vectors).
+expect(encode-bitmap 0 "b.safetensors: bitmap 3x40, nnz 4, tiles 3" encode --format bitmap "${WORK}/good.mtx" "${WORK}/b.safetensors")
+expect(inspect-bitmap 0 "bitmap tiles of 16 x 16.*tiles +3 \\(1 tile rows x 3 k tiles\\)" inspect "${WORK}/b.safetensors")
+expect(inspect-bitmap-json 0 "\"format\": \"bitmap\"" inspect --json "${WORK}/b.safetensors")
+expect(verify-bitmap-file 0 "12 vector\\(s\\).*every output within its bound.*ok" verify --batch 12 "${WORK}/b.safetensors")
+expect(verify-bitmap-mtx 0 "bf16 out.*ok" verify --format bitmap --value-type bf16 --batch 5 "${WORK}/good.mtx")
+expect(verify-bitmap-fp32 1 "fp32 bitmap tiles: the tensor-core model takes fp16 or bf16" verify --format bitmap --value-type fp32 "${WORK}/good.mtx")
+expect(bitmap-needs-st 1 "a bitmap matrix is written as safetensors" encode --format bitmap "${WORK}/good.mtx" "${WORK}/x.macko")
+expect(bitmap-encode-again 1 "b.safetensors: holds a warpsparse bitmap matrix" encode "${WORK}/b.safetensors" "${WORK}/x.macko")
+expect(verify-batch-17 1 "--batch: Value 17 not in range 1 to 16" verify --batch 17 "${WORK}/good.macko")
 
 # EC-CSR (docs/ec-spmv.md; the file: reference/io/ec_file.hpp). good.mtx has no two rows sharing a
 # step of columns, so every row is a G = 1 short block: 3 blocks of 32 slots, 92 of them padding.

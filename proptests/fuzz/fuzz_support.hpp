@@ -56,8 +56,23 @@ void check_model(const Macko<T>& a) {
 
 // Every tensor of an accepted tensor file: a small 2-D one of a matrix dtype is read as rows (both
 // orientations, which must be transposes of each other), encoded, and run through the model; a
-// MACKO safetensors file is read as a matrix and run through the model.
+// MACKO safetensors file is read as a matrix and run through the model; a bitmap-tile file is read,
+// validated and decoded (its decode must round-trip through the encoder).
 inline void check_tensor_file(io::TensorFile& f) {
+  if (io::warpsparse_format(f) == io::kBitmapSafetensorsFormat) {
+    try {
+      std::visit([](const auto& b) {
+        if (std::max<std::int64_t>(b.rows, 1) * std::max<std::int64_t>(b.cols, 1) > kModelElements) return;
+        const auto rows = decode_bitmap(b);
+        const auto again = encode_bitmap(rows, 1);
+        check(again.bitmaps == b.bitmaps && again.tile_off == b.tile_off && again.row_base == b.row_base,
+              "a bitmap file's decode does not encode back to it");
+      }, io::read_bitmap_safetensors(f, kBudget));
+    } catch (const Error& e) {
+      check_message(e.what(), f.path());
+    }
+    return;
+  }
   if (io::warpsparse_format(f) == io::kMackoSafetensorsFormat) {
     try {
       const auto m = io::read_macko_safetensors(f, kBudget);

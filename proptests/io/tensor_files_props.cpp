@@ -1,6 +1,7 @@
 // Tensor files (safetensors, .npy, .npz): what this project writes reads back bit for bit; a tensor
 // read as matrix rows equals the matrix it was written from, in both orientations and both storage
-// orders; MACKO and 2:4 matrices survive their safetensors form; every malformed header is an Error
+// orders; MACKO, 2:4 and bitmap-tile matrices survive their safetensors form, and a bitmap file
+// that breaks the format is refused naming file and array; every malformed header is an Error
 // naming the file, the tensor and the field, refused before its data is touched (a header claiming
 // 2^40 elements fails at once, in small memory). And the pruning rules: counts, order, ties.
 #include <zip.h>
@@ -170,7 +171,7 @@ TEST_CASE("an .npz archive (stored and deflated members) reads like its .npy fil
   fs::remove_all(dir);
 }
 
-TEST_CASE("MACKO and 2:4 matrices survive their safetensors form") {
+TEST_CASE("MACKO, 2:4 and bitmap-tile matrices survive their safetensors form") {
   const fs::path dir = work_dir();
   ws_prop("MACKO, every value type and delta width", 150, [&] {
     const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
@@ -200,6 +201,76 @@ TEST_CASE("MACKO and 2:4 matrices survive their safetensors form") {
     RC_ASSERT(back.rows == s.rows && back.cols == s.cols && back.meta == s.meta);
     RC_ASSERT(std::memcmp(back.values.data(), s.values.data(), s.values.size() * sizeof(half)) == 0);
   });
+  ws_prop("bitmap tiles, every value type", 100, [&] {
+    const Recipe rec = *rc::gen::arbitrary<Recipe>().as("matrix");
+    const auto vt = *rc::gen::element(ValueType::fp16, ValueType::bf16, ValueType::fp32).as("value type");
+    dispatch_value_type(vt, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, std::int8_t>) {
+        const Bitmap<T> b = encode_bitmap(build<T>(rec));
+        const fs::path st = dir / "b.safetensors";
+        io::write_bitmap_safetensors(st.string(), b);
+        auto f = io::open_tensor_file(st.string());
+        RC_ASSERT(io::warpsparse_format(*f) == io::kBitmapSafetensorsFormat);
+        const auto back = std::get<Bitmap<T>>(io::read_bitmap_safetensors(*f));
+        RC_ASSERT(back.rows == b.rows && back.cols == b.cols && back.bitmaps == b.bitmaps && back.tile_off == b.tile_off &&
+                  back.row_base == b.row_base);
+        RC_ASSERT(std::memcmp(back.values.data(), b.values.data(), b.values.size() * sizeof(T)) == 0);
+      }
+    });
+  });
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bitmap safetensors reader: a file that breaks the format is an Error naming file and array") {
+  const fs::path dir = work_dir(), st = dir / "b.safetensors";
+  // 20 x 40: 2 tile rows x 3 k tiles; a nonzero in each corner.
+  SparseRows<half> m;
+  m.cols = 40;
+  for (int r = 0; r < 20; ++r) {
+    if (r == 0 || r == 19) {
+      m.push(0, half(1.5f));
+      m.push(39, half(-2.0f));
+    }
+    m.end_row();
+  }
+  const Bitmap<half> good = encode_bitmap(m);
+  // The arrays of `b` under `rows` x `cols`, written without the writer's validation.
+  auto read = [&](const Bitmap<half>& b, const std::string& rows = "20", const std::string& cols = "40") {
+    auto out = [](std::string name, std::string dtype, std::vector<std::int64_t> shape, const auto& v) {
+      const std::uint64_t bytes = v.size() * sizeof(v[0]);
+      return io::TensorOut{std::move(name), std::move(dtype), std::move(shape), bytes, [&v, bytes](std::ostream& o) {
+                             o.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(bytes));
+                           }};
+    };
+    io::write_safetensors(st.string(),
+                          {out("values", "F16", {static_cast<std::int64_t>(b.values.size())}, b.values),
+                           out("bitmaps", "U64", {static_cast<std::int64_t>(b.bitmaps.size() / 4), 4}, b.bitmaps),
+                           out("tile_off", "U32", {static_cast<std::int64_t>(b.tile_off.size())}, b.tile_off),
+                           out("row_base", "I64", {static_cast<std::int64_t>(b.row_base.size())}, b.row_base)},
+                          {{"warpsparse.format", "bitmap"}, {"warpsparse.version", "1"}, {"value_type", "fp16"}, {"rows", rows},
+                           {"cols", cols}});
+    auto f = io::open_tensor_file(st.string());
+    return io::read_bitmap_safetensors(*f);
+  };
+  CHECK(std::get<Bitmap<half>>(read(good)).values.size() == 4);
+  Bitmap<half> b = good;
+  b.bitmaps[0] |= std::uint64_t{1} << 63;  // one more set bit: tile_off and row_base disagree
+  CHECK_THROWS_WITH(read(b), Contains(st.string() + ": tile_off[1]"));
+  b = good;
+  b.bitmaps.back() |= std::uint64_t{1} << 7;  // a bit in the last k tile's padding columns
+  CHECK_THROWS_WITH(read(b), Contains("outside the 20x40 matrix"));
+  b = good;
+  b.values.pop_back();
+  CHECK_THROWS_WITH(read(b), Contains("values has 3 elements, expected row_base[last] = 4"));
+  b = good;
+  b.values[1] = half(0.0f);
+  CHECK_THROWS_WITH(read(b), Contains("values[1] is zero"));
+  // Fields against arrays, checked before the arrays are copied.
+  CHECK_THROWS_WITH(read(good, "40", "40"), Contains(st.string() + ":bitmaps: shape [6, 4], expected [9, 4] for 40 x 40"));
+  CHECK_THROWS_WITH(read(good, "20", "80"), Contains(":bitmaps: shape [6, 4], expected [10, 4]"));
+  CHECK_THROWS_WITH(read(good, "20", "-1"), Contains("__metadata__: cols = '-1' is not a whole number"));
+  CHECK_THROWS_WITH(read(good, "20", "4294967296"), Contains("__metadata__: cols = '4294967296' is not a whole number"));
   fs::remove_all(dir);
 }
 

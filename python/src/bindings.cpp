@@ -214,6 +214,9 @@ PYBIND11_MODULE(_warpsparse, m) {
         arg("metadata") = std::map<std::string, std::string>{});
   m.def("read_macko", &read_macko, arg("path"));
   m.def("read_sparse24", &read_sparse24, arg("path"));
+  m.def("write_bitmap_safetensors", &write_bitmap_safetensors, arg("path"), arg("matrix"),
+        arg("metadata") = std::map<std::string, std::string>{});
+  m.def("read_bitmap", &read_bitmap, arg("path"));
   m.def("read_matrix_market", &read_matrix_market, arg("path"), arg("value_type") = "fp16");
   m.def("write_matrix_market", [](const std::string& path, const pb::handle& src) {
     if (pb::isinstance<Rows>(src)) return write_matrix_market(path, src.cast<const Rows&>());

@@ -177,6 +177,8 @@ void write_sparse24_safetensors(const std::string& path, const Sparse24& s,
 // A .macko file or a MACKO safetensors file (told apart by their first bytes).
 Macko read_macko(const std::string& path);
 Sparse24 read_sparse24(const std::string& path);
+void write_bitmap_safetensors(const std::string& path, const Bitmap& b, const std::map<std::string, std::string>& extra);
+Bitmap read_bitmap(const std::string& path);
 Rows read_matrix_market(const std::string& path, const std::string& value_type);
 void write_matrix_market(const std::string& path, const Rows& rows);
 

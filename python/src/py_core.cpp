@@ -351,6 +351,17 @@ Macko read_macko(const std::string& path) {
   return macko_of(io::read_macko_file(path));
 }
 
+void write_bitmap_safetensors(const std::string& path, const Bitmap& b, const std::map<std::string, std::string>& extra) {
+  std::visit([&](const auto& a) { io::write_bitmap_safetensors(path, a, extra); }, b.impl()->v);
+}
+
+Bitmap read_bitmap(const std::string& path) {
+  require_file(path);
+  const auto f = io::open_tensor_file(path);
+  return std::visit([](auto&& b) { return Bitmap(std::make_shared<const Bitmap::Impl>(Bitmap::Impl{std::move(b)})); },
+                    io::read_bitmap_safetensors(*f));
+}
+
 Sparse24 read_sparse24(const std::string& path) {
   require_file(path);
   const auto f = io::open_tensor_file(path);

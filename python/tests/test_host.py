@@ -365,6 +365,18 @@ def test_bitmap_roundtrip(rng, dtype, shape):
     assert same_bits(ws.decode(b), b.to_dense())
 
 
+def test_bitmap_safetensors_roundtrip(tmp_path, rng):
+    a = sparse(rng, (40, 70), 0.3, np.uint16)
+    b = ws.encode_bitmap(a)
+    path = str(tmp_path / "b.safetensors")
+    ws.write_bitmap_safetensors(path, b, {"source": "test"})
+    back = ws.read_bitmap(path)
+    assert back.shape == b.shape and back.nnz == b.nnz and back.value_type == "bf16"
+    assert same_bits(back.to_dense(), b.to_dense())
+    with pytest.raises(ws.Error, match="warpsparse.format is 'bitmap', expected 'sparse24'"):
+        ws.read_sparse24(path)
+
+
 def test_bitmap_refuses_int8(rng):
     with pytest.raises(ValueError, match="int8"):
         ws.encode_bitmap(sparse(rng, (16, 16), 0.5, np.int8))

@@ -2,7 +2,8 @@
 
 Host API (numpy, any machine): encode_macko / encode_csr / encode_sparse24 / encode_bitmap, .to_dense()
 to decode,
-the files (read_macko, write_macko, write_macko_safetensors, read_sparse24, read/write_matrix_market,
+the files (read_macko, write_macko, write_macko_safetensors, read_sparse24, read_bitmap,
+write_bitmap_safetensors, read/write_matrix_market,
 open_tensor_file), verify (the warp model against the double oracle), spmv_model (the kernel's bits on
 the host), plan, batch_kernel (MACKO or the bitmap-tile kernel for a batch), effd, crossovers and analyze. GPU API: warpsparse.cuda; PyTorch: warpsparse.torch.
 Every function is the C++ library's (python/src/py_api.hpp); this package only marshals.
@@ -29,6 +30,7 @@ from ._warpsparse import (
     open_tensor_file,
     plan,
     prune,
+    read_bitmap,
     read_macko,
     read_matrix_market,
     read_sparse24,
@@ -37,6 +39,7 @@ from ._warpsparse import (
     spmv_model,
     verify,
     version,
+    write_bitmap_safetensors,
     write_macko,
     write_macko_safetensors,
     write_matrix_market,

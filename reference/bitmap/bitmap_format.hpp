@@ -159,6 +159,9 @@ std::optional<std::string> Bitmap<T>::find_fault() const {
   if (static_cast<std::int64_t>(values.size()) != row_base[tr])
     return "values has " + std::to_string(values.size()) + " elements, expected row_base[last] = " +
            std::to_string(row_base[tr]);
+  // A set bit is a nonzero (the encoder drops zeros), so decode and encode are inverses.
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (is_zero(values[i])) return "values[" + std::to_string(i) + "] is zero: a set bit marks a nonzero";
   return std::nullopt;
 }
 

@@ -76,6 +76,17 @@ std::map<std::string, std::string> format_metadata(const std::map<std::string, s
   return meta;
 }
 
+// The __metadata__ value_type.
+ValueType meta_value_type(const TensorFile& f) {
+  const auto it = f.metadata().find("value_type");
+  if (it == f.metadata().end()) throw Error(f.path() + ": __metadata__: no \"value_type\"");
+  try {
+    return parse_value_type(it->second);
+  } catch (const Error& e) {
+    throw Error(f.path() + ": __metadata__: value_type: " + e.what());
+  }
+}
+
 void check_format(const TensorFile& f, const char* want) {
   const std::string got = warpsparse_format(f);
   if (got != want) throw Error(f.path() + ": __metadata__ " + kFormatKey + " is '" + got + "', expected '" + want + "'");
@@ -108,14 +119,7 @@ void write_macko_safetensors(const std::string& path, const AnyMacko& any, const
 
 AnyMacko read_macko_safetensors(TensorFile& f, const MemoryBudget& budget) {
   check_format(f, kMackoSafetensorsFormat);
-  const auto it = f.metadata().find("value_type");
-  if (it == f.metadata().end()) throw Error(f.path() + ": __metadata__: no \"value_type\"");
-  ValueType vt{};
-  try {
-    vt = parse_value_type(it->second);
-  } catch (const Error& e) {
-    throw Error(f.path() + ": __metadata__: value_type: " + e.what());
-  }
+  const ValueType vt = meta_value_type(f);
   const int db = static_cast<int>(meta_int(f, "delta_bits", 1, 8));
   if (!macko::valid_delta_bits(db)) throw Error(fmt::format("{}: __metadata__: delta_bits = {} is not 1, 2, 4 or 8", f.path(), db));
   const std::int64_t rows = meta_int(f, "rows", 0, kMaxCols), cols = meta_int(f, "cols", 0, kMaxCols);
@@ -197,6 +201,61 @@ sparse24::Sparse24Matrix<T> read_sparse24_safetensors(TensorFile& f, const Memor
   s.meta = copy_of<std::uint16_t>(f, tm);
   return s;
 }
+
+template <class T>
+void write_bitmap_safetensors(const std::string& path, const Bitmap<T>& b, const std::map<std::string, std::string>& extra) {
+  b.validate();
+  auto meta = format_metadata(extra, kBitmapSafetensorsFormat, ValueTypeOf<T>::value);
+  meta["rows"] = std::to_string(b.rows);
+  meta["cols"] = std::to_string(b.cols);
+  write_safetensors(path,
+                    {array_out("values", safetensors_dtype(ValueTypeOf<T>::value), {b.nnz()}, b.values),
+                     array_out("bitmaps", "U64", {b.tiles(), bitmap::kSubtiles}, b.bitmaps),
+                     array_out("tile_off", "U32", {b.tiles()}, b.tile_off),
+                     array_out("row_base", "I64", {b.tile_rows() + 1}, b.row_base)},
+                    meta);
+}
+
+AnyBitmap read_bitmap_safetensors(TensorFile& f, const MemoryBudget& budget) {
+  check_format(f, kBitmapSafetensorsFormat);
+  const ValueType vt = meta_value_type(f);
+  if (vt == ValueType::int8) throw Error(f.path() + ": __metadata__: value_type int8: bitmap tiles hold fp16, bf16 or fp32");
+  const std::int64_t rows = meta_int(f, "rows", 0, kMaxCols), cols = meta_int(f, "cols", 0, kBitmapMaxCols);
+  const std::int64_t tile_rows = bitmap::tile_rows(rows), tiles = tile_rows * bitmap::k_tiles(cols);
+  const TensorInfo& tv = array_in(f, "values", safetensors_dtype(vt), 1);
+  const TensorInfo& tb = array_in(f, "bitmaps", "U64", 2);
+  const TensorInfo& to = array_in(f, "tile_off", "U32", 1);
+  const TensorInfo& tr = array_in(f, "row_base", "I64", 1);
+  if (tb.shape[0] != tiles || tb.shape[1] != bitmap::kSubtiles)
+    throw Error(fmt::format("{}:bitmaps: shape {}, expected [{}, {}] for {} x {}", f.path(), tb.shape_string(), tiles,
+                            bitmap::kSubtiles, rows, cols));
+  if (to.shape[0] != tiles)
+    throw Error(fmt::format("{}:tile_off: {} entries, expected one per tile = {}", f.path(), to.shape[0], tiles));
+  if (tr.shape[0] != tile_rows + 1)
+    throw Error(fmt::format("{}:row_base: {} entries, expected tile rows + 1 = {}", f.path(), tr.shape[0], tile_rows + 1));
+  budget.require(sat_add(sat_add(tv.bytes, tb.bytes), sat_add(to.bytes, tr.bytes)),
+                 fmt::format("{}: {} x {} bitmap-tile matrix", f.path(), rows, cols));
+  return dispatch_value_type(vt, [&](auto tag) -> AnyBitmap {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, std::int8_t>) {
+      throw Error(f.path() + ": int8 bitmap tiles");  // refused above
+    } else {
+      Bitmap<T> b;
+      b.rows = rows;
+      b.cols = cols;
+      b.values = copy_of<T>(f, tv);
+      b.bitmaps = copy_of<std::uint64_t>(f, tb);
+      b.tile_off = copy_of<std::uint32_t>(f, to);
+      b.row_base = copy_of<std::int64_t>(f, tr);
+      if (const auto fault = b.find_fault()) throw Error(f.path() + ": " + *fault);
+      return b;
+    }
+  });
+}
+
+template void write_bitmap_safetensors(const std::string&, const Bitmap<half>&, const std::map<std::string, std::string>&);
+template void write_bitmap_safetensors(const std::string&, const Bitmap<bfloat16>&, const std::map<std::string, std::string>&);
+template void write_bitmap_safetensors(const std::string&, const Bitmap<float>&, const std::map<std::string, std::string>&);
 
 template void write_sparse24_safetensors(const std::string&, const sparse24::Sparse24Matrix<half>&, const std::map<std::string, std::string>&);
 template void write_sparse24_safetensors(const std::string&, const sparse24::Sparse24Matrix<bfloat16>&, const std::map<std::string, std::string>&);

@@ -1,5 +1,5 @@
 // encode, inspect, verify, plan and demo: the format commands of the warpsparse CLI (MACKO, EC-CSR,
-// 2:4).
+// 2:4, bitmap tiles).
 #include <fmt/core.h>
 
 #include <charconv>
@@ -13,7 +13,10 @@
 
 #include "analysis/format_choice.hpp"
 #include "analysis/patterns.hpp"
+#include <random>
+
 #include "reference/bitmap/bitmap_schedule.hpp"
+#include "reference/bitmap/bitmap_spmm_model.hpp"
 #include "reference/ec/ec_choice.hpp"
 #include "reference/ec/ec_encode.hpp"
 #include "reference/ec/ec_schedule.hpp"
@@ -468,6 +471,84 @@ std::string rows_difference(const SparseRows<T>& decoded, const SparseRows<T>& s
   return {};
 }
 
+// ----- bitmap tiles (reference/bitmap/) -------------------------------------------------------------
+
+template <class T>
+constexpr bool kBitmapValueType = !std::is_same_v<T, std::int8_t>;
+[[noreturn]] inline void refuse_bitmap_int8(const std::string& label) {
+  throw Error(label + ": int8 values: bitmap tiles hold fp16, bf16 or fp32 values (--value-type converts)");
+}
+
+// Rows as bitmap tiles, after checking the arrays (values; 32 bitmap bytes, a 4-byte offset per
+// tile) against the memory budget.
+template <class T>
+Bitmap<T> encode_bitmap_within_budget(const SparseRows<T>& m, const std::string& label) {
+  const std::uint64_t tiles = sat_mul(static_cast<std::uint64_t>(bitmap::tile_rows(m.rows)),
+                                      static_cast<std::uint64_t>(bitmap::k_tiles(m.cols)));
+  memory_budget().require(sat_add(sat_mul(static_cast<std::uint64_t>(m.nnz()), sizeof(T)), sat_mul(tiles, 36)),
+                          fmt::format("{}: bitmap tiles of {} x {}", label, m.rows, m.cols));
+  return encode_bitmap(m);
+}
+
+template <class T>
+nlohmann::json bitmap_json(const Bitmap<T>& b) {
+  return {{"format", "bitmap"},
+          {"value_type", to_string(ValueTypeOf<T>::value)},
+          {"rows", b.rows},
+          {"cols", b.cols},
+          {"nnz", b.nnz()},
+          {"tiles", b.tiles()},
+          {"bytes", b.storage_bytes()},
+          {"effd", b.effective_density()}};
+}
+
+template <class T>
+void print_bitmap_summary(const Bitmap<T>& b) {
+  fmt::print("format         bitmap tiles of 16 x 16, {} values\n", to_string(ValueTypeOf<T>::value));
+  fmt::print("shape          {} x {}\n", b.rows, b.cols);
+  fmt::print("nnz            {}\n", b.nnz());
+  fmt::print("tiles          {} ({} tile rows x {} k tiles), {:.4g} nonzeros per tile\n", b.tiles(), b.tile_rows(),
+             b.k_tiles(), b.tiles() ? static_cast<double>(b.nnz()) / static_cast<double>(b.tiles()) : 0.0);
+  fmt::print("bytes          {} (values {}, bitmaps {}, tile offsets {}, row bases {})\n", b.storage_bytes(),
+             b.values.size() * sizeof(T), b.bitmaps.size() * 8, b.tile_off.size() * 4, b.row_base.size() * 8);
+  fmt::print("effd           {:.6g}\n", b.effective_density());
+}
+
+// The tensor-core fragment model (bitmap_spmm_model.hpp) against the double oracle on `batch`
+// random vectors: one part and, where the k tiles allow, two (the kernel's split of long rows), into
+// fp32 and into the value type. The model emulates mma.m16n8k16, which takes fp16 or bf16.
+template <class T>
+void verify_bitmap(const Bitmap<T>& b, std::uint64_t seed, int batch) {
+  if constexpr (!std::is_same_v<T, half> && !std::is_same_v<T, bfloat16>) {
+    throw Error(fmt::format("verify: {} bitmap tiles: the tensor-core model takes fp16 or bf16 values (--value-type)",
+                            to_string(ValueTypeOf<T>::value)));
+  } else {
+    const std::uint64_t outputs = sat_mul(static_cast<std::uint64_t>(b.rows), static_cast<std::uint64_t>(batch));
+    memory_budget().require(sat_add(sat_mul(static_cast<std::uint64_t>(b.cols) * batch, sizeof(T)), sat_mul(outputs, 2 * 8 + 4 * 2)),
+                            fmt::format("verifying a {} x {} bitmap matrix on {} vector(s)", b.rows, b.cols, batch));
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<T> x(static_cast<std::size_t>(b.cols) * static_cast<std::size_t>(batch));
+    for (T& v : x) v = from_float<T>(u(rng));
+    int runs = 0;
+    for (const int parts : {1, 2}) {
+      if (parts > std::max<std::int64_t>(1, b.k_tiles())) continue;
+      const bitmap::Schedule sch{batch, parts};
+      const std::string f32 = bitmap::spmm_check<T, float>(b, x, {}, 1.0f, 0.0f, sch,
+                                                           bitmap::spmm_model<T, float>(b, x, {}, 1.0f, 0.0f, sch));
+      if (!f32.empty()) throw Error(fmt::format("verify: model ({} part(s), fp32 out) disagrees with the oracle: {}", parts, f32));
+      const std::string f16 = bitmap::spmm_check<T, T>(b, x, {}, 1.0f, 0.0f, sch, bitmap::spmm_model<T, T>(b, x, {}, 1.0f, 0.0f, sch));
+      if (!f16.empty())
+        throw Error(fmt::format("verify: model ({} part(s), {} out) disagrees with the oracle: {}", parts,
+                                to_string(ValueTypeOf<T>::value), f16));
+      runs += 2;
+    }
+    fmt::print("verify         {} model run(s) ({} vector(s); 1 and 2 parts; fp32 and {} out): every output within "
+               "its bound\n",
+               runs, batch, to_string(ValueTypeOf<T>::value));
+  }
+}
+
 template <class T>
 EcVerifyResult ec_verify(const Ec<T>& a, std::uint64_t seed, const SparseRows<T>* source = nullptr) {
   memory_budget().require(ec_verify_bytes(a), fmt::format("verifying a {} x {} EC matrix of {} stored values", a.rows, a.cols,
@@ -698,16 +779,18 @@ void register_format_commands(CLI::App& app) {
   // encode
   {
     auto* c = app.add_subcommand("encode", "encode a matrix (MatrixMarket, or a tensor of a safetensors/npy/npz file) as "
-                                           "MACKO, EC-CSR or 2:4");
+                                           "MACKO, EC-CSR, 2:4 or bitmap tiles");
     // Option storage must outlive parsing: it is owned by the callback (CLI11 binds references).
     struct Args {
       FormatOptions o;
       std::string in, out, format = "macko";
     };
     auto args = std::make_shared<Args>();
-    c->add_option("--format", args->format, "macko; ec (EC-CSR: blocks of rows that share columns, docs/ec-spmv.md); or 2:4 "
-                                            "(compressed values and metadata; every group of 4 columns may hold at most 2 nonzeros)")
-        ->check(CLI::IsMember({"macko", "ec", "2:4"}))
+    c->add_option("--format", args->format, "macko; ec (EC-CSR: blocks of rows that share columns, docs/ec-spmv.md); 2:4 "
+                                            "(compressed values and metadata; every group of 4 columns may hold at most 2 "
+                                            "nonzeros); or bitmap (16 x 16 tiles for the batched tensor-core SpMM, "
+                                            "docs/bitmap-spmm.md)")
+        ->check(CLI::IsMember({"macko", "ec", "2:4", "bitmap"}))
         ->capture_default_str();
     add_format_options(c, args->o);
     add_ec_options(c, args->o);
@@ -717,8 +800,8 @@ void register_format_commands(CLI::App& app) {
     c->add_option("OUT", args->out, "output: a MACKO or EC file, or (ending in .safetensors) a safetensors file")->required();
     c->callback([args] {
       const bool to_safetensors = args->out.size() > 12 && args->out.ends_with(".safetensors");
-      if (args->format == "2:4" && !to_safetensors)
-        throw Error(args->out + ": a 2:4 matrix is written as safetensors: name the output *.safetensors");
+      if ((args->format == "2:4" || args->format == "bitmap") && !to_safetensors)
+        throw Error(args->out + ": a " + args->format + " matrix is written as safetensors: name the output *.safetensors");
       if (args->format == "ec" && to_safetensors)
         throw Error(args->out + ": an EC-CSR matrix is written as an EC file (.ec), not as safetensors");
       if (args->format != "ec" && args->o.threads != 0) throw Error("--threads applies to --format ec (the extraction)");
@@ -747,6 +830,17 @@ void register_format_commands(CLI::App& app) {
               }
               return;
             }
+            if (args->format == "bitmap") {
+              if constexpr (!kBitmapValueType<T>) {
+                refuse_bitmap_int8(label);
+              } else {
+                const Bitmap<T> b = encode_bitmap_within_budget(rows, label);
+                io::write_bitmap_safetensors<T>(args->out, b, {{"source", label}});
+                fmt::print("{}: bitmap {}x{}, nnz {}, tiles {}, {} bytes, effd {:.6g}\n", args->out, b.rows, b.cols, b.nnz(),
+                           b.tiles(), b.storage_bytes(), b.effective_density());
+              }
+              return;
+            }
             if (args->format == "2:4") {
               const auto s = sparse24_within_budget(rows, label);
               io::write_sparse24_safetensors<T>(args->out, s, {{"source", label}});
@@ -767,9 +861,9 @@ void register_format_commands(CLI::App& app) {
   }
   // inspect
   {
-    auto* c = app.add_subcommand("inspect", "print a MACKO or EC-CSR matrix's shape, padding and effective density (a MACKO "
-                                            "or EC file, or MACKO safetensors; for EC also its block sets and bytes by "
-                                            "array); for other tensor files, list their tensors");
+    auto* c = app.add_subcommand("inspect", "print a MACKO, EC-CSR or bitmap-tile matrix's shape, padding and effective "
+                                            "density (a MACKO or EC file, or MACKO or bitmap safetensors; for EC also its "
+                                            "block sets and bytes by array); for other tensor files, list their tensors");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto arrays = std::make_shared<bool>(false);
@@ -784,6 +878,18 @@ void register_format_commands(CLI::App& app) {
         auto f = io::open_tensor_file(*path, memory_budget());
         if (io::warpsparse_format(*f) == io::kMackoSafetensorsFormat) {
           stored = io::read_macko_safetensors(*f, memory_budget());
+        } else if (io::warpsparse_format(*f) == io::kBitmapSafetensorsFormat) {
+          std::visit([&](const auto& b) {
+            if (*json) {
+              auto j = bitmap_json(b);
+              j["file"] = *path;
+              fmt::print("{}\n", j.dump(2));
+            } else {
+              fmt::print("file           {}\n", *path);
+              print_bitmap_summary(b);
+            }
+          }, io::read_bitmap_safetensors(*f, memory_budget()));
+          return;
         } else {
           print_tensors(*f, *json);
           return;
@@ -838,8 +944,8 @@ void register_format_commands(CLI::App& app) {
   }
   // verify
   {
-    auto* c = app.add_subcommand("verify", "run the MACKO or EC warp model against the double oracle (a matrix to encode "
-                                           "with --format ec: also decode(encode(M)) == M)");
+    auto* c = app.add_subcommand("verify", "run the MACKO, EC or bitmap-tile model against the double oracle (a matrix to "
+                                           "encode with --format ec or bitmap: also decode(encode(M)) == M)");
     auto o = std::make_shared<FormatOptions>();
     auto path = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("macko");
@@ -848,23 +954,18 @@ void register_format_commands(CLI::App& app) {
     auto row_lanes = std::make_shared<int>(macko::kWarpLanes);
     add_format_options(c, *o);
     add_ec_options(c, *o);
-    c->add_option("FILE_OR_MTX", *path, "MACKO or EC file, or a matrix to encode first (MatrixMarket, or a tensor)")->required();
-    c->add_option("--format", *format, "what a matrix is encoded as before verifying: macko or ec (a MACKO or EC file is "
-                                       "verified as stored)")
-        ->check(CLI::IsMember({"macko", "ec"}))
+    c->add_option("FILE_OR_MTX", *path, "MACKO or EC file, bitmap safetensors, or a matrix to encode first (MatrixMarket, "
+                                        "or a tensor)")
+        ->required();
+    c->add_option("--format", *format, "what a matrix is encoded as before verifying: macko, ec or bitmap (a MACKO, EC or "
+                                       "bitmap file is verified as stored)")
+        ->check(CLI::IsMember({"macko", "ec", "bitmap"}))
         ->capture_default_str();
     c->add_option("--seed", *seed, "seed of the random x")->transform(whole(0, INT64_MAX));
     c->add_option("--batch", *batch,
-                  "vectors multiplied at once (1, 2, 4 or 8; Schedule::batch), each checked against its own oracle")
-        ->check(CLI::Validator(
-            [](std::string& v) {
-              int b = 0;
-              const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), b);
-              return ec == std::errc{} && p == v.data() + v.size() && macko::valid_batch(b)
-                         ? std::string()
-                         : "MACKO multiplies 1, 2, 4 or 8 vectors, not '" + v + "'";
-            },
-            "1, 2, 4 or 8"));
+                  "vectors multiplied at once, each checked against its own oracle: MACKO 1, 2, 4 or 8 "
+                  "(Schedule::batch); bitmap tiles 1 to 16")
+        ->check(CLI::Range(1, bitmap::kBatchMax));
     c->add_option("--row-lanes", *row_lanes,
                   "lanes per row: 32 (a warp per row) or 16 (two rows per warp; Schedule::row_lanes, one vector)")
         ->check(CLI::IsMember({16, 32}));
@@ -873,10 +974,26 @@ void register_format_commands(CLI::App& app) {
         throw Error(fmt::format("verify: --row-lanes {} (two rows per warp) multiplies one vector; --batch {} needs "
                                 "--row-lanes 32",
                                 *row_lanes, *batch));
-      const bool to_ec = *format == "ec";
+      const bool to_ec = *format == "ec", to_bitmap = *format == "bitmap";
       if (!to_ec && o->threads != 0) throw Error("--threads applies to --format ec (the extraction)");
       const std::optional<ec::EcParams> ecp = to_ec ? std::optional<ec::EcParams>(ec_params_of(*o)) : std::nullopt;
+      auto check_bitmap = [&](const auto& b, const std::string& label) {
+        if (*row_lanes != macko::kWarpLanes) throw Error(label + ": --row-lanes applies to MACKO");
+        fmt::print("file           {}\n", *path);
+        print_bitmap_summary(b);
+        verify_bitmap(b, *seed, *batch);
+        fmt::print("ok\n");
+      };
+      if (*path != "-" && io::is_tensor_file(io::split_tensor_spec(*path).file)) {
+        auto f = io::open_tensor_file(io::split_tensor_spec(*path).file, memory_budget());
+        if (io::warpsparse_format(*f) == io::kBitmapSafetensorsFormat) {
+          const std::string file = f->path();
+          return std::visit([&](const auto& b) { check_bitmap(b, file); }, io::read_bitmap_safetensors(*f, memory_budget()));
+        }
+      }
       auto verify_macko = [&](const auto& a) {
+        if (!macko::valid_batch(*batch))
+          throw Error(fmt::format("verify: --batch {}: MACKO multiplies 1, 2, 4 or 8 vectors, not '{}'", *batch, *batch));
         fmt::print("file           {}\n", *path);
         print_summary(a);
         if (*batch > 1) fmt::print("batch          {} vectors at once\n", *batch);
@@ -896,11 +1013,22 @@ void register_format_commands(CLI::App& app) {
       read_input(
           *path, *o,
           [&](const AnyMacko& m, const std::string& label) {
-            if (to_ec) throw Error(label + ": is a MACKO matrix; --format ec applies to a matrix to encode");
+            if (to_ec || to_bitmap) throw Error(label + ": is a MACKO matrix; --format " + *format + " applies to a matrix to encode");
             std::visit(verify_macko, m);
           },
           [&](const auto& rows, const std::string& label) {
             using T = typename std::decay_t<decltype(rows)>::value_type;
+            if (to_bitmap) {
+              if constexpr (!kBitmapValueType<T>) {
+                refuse_bitmap_int8(label);
+              } else {
+                const Bitmap<T> b = encode_bitmap_within_budget(rows, label);
+                if (const std::string d = rows_difference(decode_bitmap(b), rows); !d.empty())
+                  throw Error("verify: " + label + ": decode(encode(M)) differs from M: " + d);
+                check_bitmap(b, label);
+              }
+              return;
+            }
             if (!ecp) return verify_macko(encode_within_budget(rows, params_of(*o), label));
             if constexpr (!kEcValueType<T>) {
               refuse_ec_int8(label);
