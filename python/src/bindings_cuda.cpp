@@ -292,9 +292,6 @@ pb::object sparse24_gemm(const DeviceSparse24& a, const pb::handle& b, const pb:
 pb::object bitmap_spmm(const DeviceBitmap& a, const pb::handle& x, const pb::object& out, std::uintptr_t stream,
                        float alpha, float beta) {
   const BatchedArgs r = batched_args(a, x, out, stream, beta);
-  if (r.batch < 1 || r.batch > bitmap_max_batch())
-    throw std::invalid_argument("x must hold 1.." + std::to_string(bitmap_max_batch()) + " vectors, got " +
-                                std::to_string(r.batch));
   a.spmm(r.x.data, r.y.data, r.x.elem, r.y.elem, static_cast<int>(r.batch), alpha, beta, stream);
   return r.y.result;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <type_traits>
 #include <variant>
 
 #include "kernels/common/cuda_check.hpp"
@@ -63,6 +64,15 @@ cudaStream_t stream_of(std::uintptr_t s) { return reinterpret_cast<cudaStream_t>
 void require_elem(Elem got, Elem want, const char* what) {
   if (got != want)
     throw std::invalid_argument(std::string(what) + " must be " + elem_name(want) + ", got " + elem_name(got));
+}
+
+// Calls f(std::type_identity<TY>{}) for the output type `out` names: float32 or the matrix's T.
+template <class T, class F>
+void with_output_type(Elem out, const char* what, F&& f) {
+  if (out == Elem::f32) return f(std::type_identity<float>{});
+  if (out == elem_of<T>()) return f(std::type_identity<T>{});
+  throw std::invalid_argument(std::string(what) + " must be float32 or the matrix's " + elem_name(elem_of<T>()) + ", got " +
+                              elem_name(out));
 }
 
 int as_int(std::int64_t v, const char* what) {
@@ -132,12 +142,10 @@ void DeviceMacko::spmv(const void* x, void* y, Elem x_elem, Elem y_elem, int bat
   std::visit([&](const auto& d) {
     using T = std::remove_pointer_t<decltype(d.values.get())>;
     require_elem(x_elem, elem_of<T>(), "x");
-    if (y_elem == Elem::f32)
-      gpu::macko_spmv<T, float>(d, static_cast<const T*>(x), static_cast<float*>(y), alpha, beta, s, stream_of(stream));
-    else if (y_elem == elem_of<T>())
-      gpu::macko_spmv<T, T>(d, static_cast<const T*>(x), static_cast<T*>(y), alpha, beta, s, stream_of(stream));
-    else
-      throw std::invalid_argument("y must be float32 or the matrix's " + elem_name(elem_of<T>()) + ", got " + elem_name(y_elem));
+    with_output_type<T>(y_elem, "y", [&](auto out) {
+      using TY = typename decltype(out)::type;
+      gpu::macko_spmv<T, TY>(d, static_cast<const T*>(x), static_cast<TY*>(y), alpha, beta, s, stream_of(stream));
+    });
   }, impl_->d);
 }
 
@@ -195,12 +203,10 @@ void DeviceSparse24::gemm(const void* b, Elem b_elem, std::int64_t n, std::int64
     using T = std::remove_pointer_t<decltype(d.values.get())>;
     require_elem(b_elem, elem_of<T>(), "B");
     const int ni = as_int(n, "n"), lb = as_int(ldb, "ldb"), lc = as_int(ldc, "ldc");
-    if (c_elem == Elem::f32)
-      sparse24::gpu::gemm<T, float>(d, static_cast<const T*>(b), ni, lb, static_cast<float*>(c), lc, stream_of(stream), t);
-    else if (c_elem == elem_of<T>())
-      sparse24::gpu::gemm<T, T>(d, static_cast<const T*>(b), ni, lb, static_cast<T*>(c), lc, stream_of(stream), t);
-    else
-      throw std::invalid_argument("C must be float32 or the matrix's " + elem_name(elem_of<T>()) + ", got " + elem_name(c_elem));
+    with_output_type<T>(c_elem, "C", [&](auto out) {
+      using TY = typename decltype(out)::type;
+      sparse24::gpu::gemm<T, TY>(d, static_cast<const T*>(b), ni, lb, static_cast<TY*>(c), lc, stream_of(stream), t);
+    });
   }, impl_->d);
 }
 
@@ -232,27 +238,31 @@ std::string DeviceBitmap::value_type() const { return impl_->d.index() == 0 ? "f
 int DeviceBitmap::device() const { return impl_->device; }
 std::uint64_t DeviceBitmap::bytes() const { return std::visit([](const auto& d) { return d.bytes(); }, impl_->d); }
 
+namespace {
+// The policy's schedule for `batch` vectors on the matrix's device (bitmap::choose_schedule).
+bitmap::Schedule bitmap_schedule(const DeviceBitmap& a, int batch) {
+  if (batch < 1 || batch > bitmap_max_batch())
+    throw std::invalid_argument("the bitmap-tile kernel multiplies 1.." + std::to_string(bitmap_max_batch()) +
+                                " vectors at once, not " + std::to_string(batch));
+  return bitmap::choose_schedule(a.rows(), a.cols(), batch, gpu::device_facts(a.device()));
+}
+}  // namespace
+
 std::int64_t DeviceBitmap::bound_chain(int batch) const {
-  const bitmap::Schedule s = bitmap::choose_schedule(rows(), cols(), batch, gpu::device_facts(impl_->device));
-  return bitmap::bound_chain(cols(), s.parts);
+  return bitmap::bound_chain(cols(), bitmap_schedule(*this, batch).parts);
 }
 
 void DeviceBitmap::spmm(const void* x, void* y, Elem x_elem, Elem y_elem, int batch, float alpha, float beta,
                         std::uintptr_t stream) const {
-  if (batch < 1 || batch > bitmap_max_batch())
-    throw std::invalid_argument("the bitmap-tile kernel multiplies 1.." + std::to_string(bitmap_max_batch()) +
-                                " vectors at once, not " + std::to_string(batch));
+  const bitmap::Schedule s = bitmap_schedule(*this, batch);
   const DeviceGuard guard(impl_->device);
   std::visit([&](const auto& d) {
     using T = std::remove_pointer_t<decltype(d.values.get())>;
     require_elem(x_elem, elem_of<T>(), "x");
-    const bitmap::Schedule s = bitmap::choose_schedule(d.rows, d.cols, batch, gpu::device_facts(impl_->device));
-    if (y_elem == Elem::f32)
-      gpu::bitmap_spmm<T, float>(d, static_cast<const T*>(x), static_cast<float*>(y), alpha, beta, s, stream_of(stream));
-    else if (y_elem == elem_of<T>())
-      gpu::bitmap_spmm<T, T>(d, static_cast<const T*>(x), static_cast<T*>(y), alpha, beta, s, stream_of(stream));
-    else
-      throw std::invalid_argument("y must be float32 or the matrix's " + elem_name(elem_of<T>()) + ", got " + elem_name(y_elem));
+    with_output_type<T>(y_elem, "y", [&](auto out) {
+      using TY = typename decltype(out)::type;
+      gpu::bitmap_spmm<T, TY>(d, static_cast<const T*>(x), static_cast<TY*>(y), alpha, beta, s, stream_of(stream));
+    });
   }, impl_->d);
 }
 

@@ -127,26 +127,31 @@ Ec<T> encode_ec_within_budget(const SparseRows<T>& m, const ec::EcParams& p, con
   });
 }
 
-// The value types EC-CSR holds; int8 (from --value-type or a tensor's dtype) is refused by name.
+// The value types EC-CSR and bitmap tiles hold (fp16, bf16, fp32); int8 (from --value-type or a
+// tensor's dtype) is refused by name.
 template <class T>
-constexpr bool kEcValueType = !std::is_same_v<T, std::int8_t>;
-[[noreturn]] inline void refuse_ec_int8(const std::string& label) {
-  throw Error(label + ": int8 values: EC-CSR holds fp16, bf16 or fp32 values (--value-type converts)");
+constexpr bool kFloatValueType = !std::is_same_v<T, std::int8_t>;
+[[noreturn]] inline void refuse_int8(const std::string& label, const char* format) {
+  throw Error(label + ": int8 values: " + format + " holds fp16, bf16 or fp32 values (--value-type converts)");
 }
 
 // What an argument names, read once: a MACKO matrix as stored (a MACKO file, or a MACKO
 // safetensors file) goes to on_macko(AnyMacko, label); any other matrix (a MatrixMarket file or
 // stream, a tensor FILE[:NAME] of a safetensors/npy/npz file) to on_rows(SparseRows<T>, label),
 // with T from --value-type (auto: the tensor's dtype, fp16 for MatrixMarket).
-// An EC file goes to on_ec(AnyEc, label); without one, it is refused by name.
+// An EC file goes to on_ec(AnyEc, label) and a bitmap-tile file to on_bitmap(AnyBitmap, label);
+// without them, they are refused by name.
 template <class OnMacko, class OnRows>
 void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko, OnRows on_rows,
-                const std::function<void(AnyEc, const std::string&)>& on_ec = {}) {
+                const std::function<void(AnyEc, const std::string&)>& on_ec = {},
+                const std::function<void(io::AnyBitmap, const std::string&)>& on_bitmap = {}) {
   const io::TensorSpec spec = arg == "-" ? io::TensorSpec{arg, ""} : io::split_tensor_spec(arg);
   if (arg != "-" && io::is_tensor_file(spec.file)) {
     auto f = io::open_tensor_file(spec.file, memory_budget());
     const std::string format = io::warpsparse_format(*f);
     if (format == io::kMackoSafetensorsFormat) return on_macko(io::read_macko_safetensors(*f, memory_budget()), spec.file);
+    if (format == io::kBitmapSafetensorsFormat && on_bitmap)
+      return on_bitmap(io::read_bitmap_safetensors(*f, memory_budget()), spec.file);
     if (!format.empty())
       throw Error(spec.file + ": holds a warpsparse " + format + " matrix; this command takes a matrix, a tensor or a MACKO matrix");
     const io::TensorInfo& t = f->find(spec.tensor);
@@ -473,12 +478,6 @@ std::string rows_difference(const SparseRows<T>& decoded, const SparseRows<T>& s
 
 // ----- bitmap tiles (reference/bitmap/) -------------------------------------------------------------
 
-template <class T>
-constexpr bool kBitmapValueType = !std::is_same_v<T, std::int8_t>;
-[[noreturn]] inline void refuse_bitmap_int8(const std::string& label) {
-  throw Error(label + ": int8 values: bitmap tiles hold fp16, bf16 or fp32 values (--value-type converts)");
-}
-
 // Rows as bitmap tiles, after checking the arrays (values; 32 bitmap bytes, a 4-byte offset per
 // tile) against the memory budget.
 template <class T>
@@ -534,13 +533,15 @@ void verify_bitmap(const Bitmap<T>& b, std::uint64_t seed, int batch) {
     for (const int parts : {1, 2}) {
       if (parts > std::max<std::int64_t>(1, b.k_tiles())) continue;
       const bitmap::Schedule sch{batch, parts};
-      const std::string f32 = bitmap::spmm_check<T, float>(b, x, {}, 1.0f, 0.0f, sch,
-                                                           bitmap::spmm_model<T, float>(b, x, {}, 1.0f, 0.0f, sch));
-      if (!f32.empty()) throw Error(fmt::format("verify: model ({} part(s), fp32 out) disagrees with the oracle: {}", parts, f32));
-      const std::string f16 = bitmap::spmm_check<T, T>(b, x, {}, 1.0f, 0.0f, sch, bitmap::spmm_model<T, T>(b, x, {}, 1.0f, 0.0f, sch));
-      if (!f16.empty())
-        throw Error(fmt::format("verify: model ({} part(s), {} out) disagrees with the oracle: {}", parts,
-                                to_string(ValueTypeOf<T>::value), f16));
+      auto check = [&](auto out) {
+        using TY = decltype(out);
+        const std::string fault = bitmap::spmm_check<T, TY>(b, x, {}, 1.0f, 0.0f, sch, bitmap::spmm_model<T, TY>(b, x, {}, 1.0f, 0.0f, sch));
+        if (!fault.empty())
+          throw Error(fmt::format("verify: model ({} part(s), {} out) disagrees with the oracle: {}", parts,
+                                  to_string(ValueTypeOf<TY>::value), fault));
+      };
+      check(float{});
+      check(T{});
       runs += 2;
     }
     fmt::print("verify         {} model run(s) ({} vector(s); 1 and 2 parts; fp32 and {} out): every output within "
@@ -815,8 +816,8 @@ void register_format_commands(CLI::App& app) {
           [&](const auto& rows, const std::string& label) {
             using T = typename std::decay_t<decltype(rows)>::value_type;
             if (ecp) {
-              if constexpr (!kEcValueType<T>) {
-                refuse_ec_int8(label);
+              if constexpr (!kFloatValueType<T>) {
+                refuse_int8(label, "EC-CSR");
               } else {
                 const auto t0 = Clock::now();
                 const Ec<T> a = encode_ec_within_budget(rows, *ecp, label);
@@ -831,8 +832,8 @@ void register_format_commands(CLI::App& app) {
               return;
             }
             if (args->format == "bitmap") {
-              if constexpr (!kBitmapValueType<T>) {
-                refuse_bitmap_int8(label);
+              if constexpr (!kFloatValueType<T>) {
+                refuse_int8(label, "the bitmap-tile format");
               } else {
                 const Bitmap<T> b = encode_bitmap_within_budget(rows, label);
                 io::write_bitmap_safetensors<T>(args->out, b, {{"source", label}});
@@ -984,13 +985,6 @@ void register_format_commands(CLI::App& app) {
         verify_bitmap(b, *seed, *batch);
         fmt::print("ok\n");
       };
-      if (*path != "-" && io::is_tensor_file(io::split_tensor_spec(*path).file)) {
-        auto f = io::open_tensor_file(io::split_tensor_spec(*path).file, memory_budget());
-        if (io::warpsparse_format(*f) == io::kBitmapSafetensorsFormat) {
-          const std::string file = f->path();
-          return std::visit([&](const auto& b) { check_bitmap(b, file); }, io::read_bitmap_safetensors(*f, memory_budget()));
-        }
-      }
       auto verify_macko = [&](const auto& a) {
         if (!macko::valid_batch(*batch))
           throw Error(fmt::format("verify: --batch {}: MACKO multiplies 1, 2, 4 or 8 vectors, not '{}'", *batch, *batch));
@@ -1019,8 +1013,8 @@ void register_format_commands(CLI::App& app) {
           [&](const auto& rows, const std::string& label) {
             using T = typename std::decay_t<decltype(rows)>::value_type;
             if (to_bitmap) {
-              if constexpr (!kBitmapValueType<T>) {
-                refuse_bitmap_int8(label);
+              if constexpr (!kFloatValueType<T>) {
+                refuse_int8(label, "the bitmap-tile format");
               } else {
                 const Bitmap<T> b = encode_bitmap_within_budget(rows, label);
                 if (const std::string d = rows_difference(decode_bitmap(b), rows); !d.empty())
@@ -1030,14 +1024,17 @@ void register_format_commands(CLI::App& app) {
               return;
             }
             if (!ecp) return verify_macko(encode_within_budget(rows, params_of(*o), label));
-            if constexpr (!kEcValueType<T>) {
-              refuse_ec_int8(label);
+            if constexpr (!kFloatValueType<T>) {
+              refuse_int8(label, "EC-CSR");
             } else {
               verify_ec(encode_ec_within_budget(rows, *ecp, label), &rows, label);
             }
           },
           [&](const AnyEc& m, const std::string& label) {
             std::visit([&](const auto& a) { verify_ec(a, nullptr, label); }, m);
+          },
+          [&](const io::AnyBitmap& m, const std::string& label) {
+            std::visit([&](const auto& b) { check_bitmap(b, label); }, m);
           });
     });
   }
