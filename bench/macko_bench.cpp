@@ -146,6 +146,20 @@ std::vector<double> parse_doubles(const std::string& s) {
   return out;
 }
 
+std::vector<int> parse_ints(const std::string& s, const char* what);
+
+// --delta-bits: MACKO widths, "auto" standing for macko::kAutoDeltaBits (the width
+// macko::choose_delta_bits picks for each matrix).
+std::vector<int> parse_delta_bits(const std::string& s) {
+  std::vector<int> out;
+  for (const auto& item : split_list(s)) {
+    const int db = item == "auto" ? macko::kAutoDeltaBits : parse_ints(item, "delta bits").at(0);
+    require(db == macko::kAutoDeltaBits || macko::valid_delta_bits(db), "delta bits must be 1, 2, 4, 8 or auto, got '" + item + "'");
+    out.push_back(db);
+  }
+  return out;
+}
+
 std::vector<int> parse_ints(const std::string& s, const char* what) {
   std::vector<int> out;
   for (const auto& item : split_list(s)) {
@@ -458,16 +472,19 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
                                           [&](const RowStream& v) { return ctx.want(v.name); });
   // The streaming baselines read the matrix alone: they do not depend on the batch, so they run once, at batch 1.
   const bool want_streams = ctx.has_batch(1) && (ctx.want("copy") || ctx.want("read") || any_row_stream);
-  std::vector<int> dbs = parse_ints(o.delta_bits, "delta bits");
+  std::vector<int> dbs = parse_delta_bits(o.delta_bits);
   std::vector<Macko<T>> mackos;
-  std::vector<bool> aligned;  // MackoParams::align_rows of each entry of mackos
+  // The schedule column's suffix of each entry of mackos: "/arows=1" for MackoParams::align_rows,
+  // "/deltas=auto" where the width is choose_delta_bits'.
+  std::vector<std::string> encoding;
   if (ctx.want("macko") || want_streams)
     for (const int db : dbs)
       for (const int al : parse_ints(o.align_rows, "align rows")) {
         MackoParams p{db};
         p.align_rows = al != 0;
+        p = macko::resolve_delta_bits(std::span<const SparseRows<T>>(m->blocks), m->cols, p, ctx.facts);
         mackos.push_back(to_macko(*m, p, o.threads));
-        aligned.push_back(p.align_rows);
+        encoding.push_back(std::string(p.align_rows ? "/arows=1" : "") + (db == macko::kAutoDeltaBits ? "/deltas=auto" : ""));
       }
   phase("macko");
   // EC-CSR and the bitmap format encode the whole matrix (EC pairs rows anywhere, a bitmap tile
@@ -656,7 +673,7 @@ void run_case(Context& ctx, const Case& c, std::size_t index, std::size_t total)
           const std::function<std::int64_t(std::int64_t)> macko_chain = [&chains](std::int64_t r) { return chains[r]; };
           try {
             Measured r = verify_and_time<T>(ctx, "macko", b.y, oracles_of(nb), macko_chain, launch);
-            r.schedule = ss + (aligned[static_cast<std::size_t>(&mk - mackos.data())] ? "/arows=1" : "");
+            r.schedule = ss + encoding[static_cast<std::size_t>(&mk - mackos.data())];
             r.delta_bits = mk.delta_bits;
             r.bytes = dm.bytes() + vec_bytes(nb);
             r.effective_density = mk.effective_density();
@@ -913,7 +930,8 @@ int main(int argc, char** argv) {
   app.add_option("--pattern-density", o.pattern_density, "density of the other pattern families")->capture_default_str();
   app.add_option("--pattern-shapes", o.pattern_shapes, "shapes that also run the pattern families");
   app.add_option("--value-types", o.value_types, "fp16, bf16 or both")->capture_default_str();
-  app.add_option("--delta-bits", o.delta_bits, "MACKO delta widths, e.g. 4 or 2,4,8")->capture_default_str();
+  app.add_option("--delta-bits", o.delta_bits,
+                 "MACKO delta widths, e.g. 4 or 2,4,8; auto: the width macko::choose_delta_bits picks for each matrix")->capture_default_str();
   app.add_option("--ec-delta-bits", o.ec_delta_bits, "EC-CSR delta widths: 4, 8 or 4,8")->capture_default_str();
   app.add_option("--align-rows", o.align_rows,
                  "MACKO encodings: 1 (each row padded with zeros to a multiple of the ROMA unit, so rows start "
@@ -990,8 +1008,7 @@ int main(int argc, char** argv) {
     const std::vector<Case> cases = build_cases(o);
     const auto vts = split_list(o.value_types);
     for (const auto& v : vts) require(v == "fp16" || v == "bf16", "value type must be fp16 or bf16, got '" + v + "'");
-    for (const int db : parse_ints(o.delta_bits, "delta bits"))
-      require(macko::valid_delta_bits(db), "delta bits must be 1, 2, 4 or 8");
+    (void)parse_delta_bits(o.delta_bits);  // a bad width stops the run before any case
     std::string batch_list;
     for (const int b : batches) batch_list += (batch_list.empty() ? "" : ",") + std::to_string(b);
     std::fprintf(stderr, "# %zu cases x %zu value types, batch %s, warmup %d, iters %d, L2 flush %s\n", cases.size(),

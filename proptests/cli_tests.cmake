@@ -46,6 +46,9 @@ file(WRITE "${WORK}/notes.txt" "hello\n")
 # Good inputs.
 expect(encode 0 "nnz 4, emitted 8" encode --format macko "${WORK}/good.mtx" "${WORK}/good.macko")
 expect(encode-bf16-2bit 0 "good2.macko" encode --format macko --value-type bf16 --delta-bits 2 "${WORK}/good.mtx" "${WORK}/good2.macko")
+# --delta-bits auto: the policy's width, and why, on stderr (a 3 x 40 matrix walks one step a row either way: 4).
+expect(encode-auto-deltas 0 "4-bit deltas: 384 element slots walked against 768 x 1.3 at 8-bit" encode --format macko --delta-bits auto "${WORK}/good.mtx" "${WORK}/good-auto.macko")
+expect(bad-delta-bits 1 "--delta-bits: must be 1, 2, 4, 8 or auto, got 3" encode --format macko --delta-bits 3 "${WORK}/good.mtx" "${WORK}/x.macko")
 expect(inspect 0 "shape +3 x 40.*nnz +4.*emitted +8 \\(padding 4" inspect "${WORK}/good.macko")
 expect(inspect-arrays 0 "values +1.5 0 0 -2 7 0 0 0.25\n.*delta bytes +f1 1f f0 7f\n.*row pointers +0 4 5 8\n" inspect --arrays "${WORK}/good.macko")
 expect(inspect-json 0 "\"effd\".*\"padding\": 4" inspect --json --arrays "${WORK}/good.macko")
@@ -258,6 +261,7 @@ expect(ec-inspect-blocks 0 "G=4 +4 +4 +1 +2 +1024 +1024 +0\n" inspect "${WORK}/f
 expect(ec-verify-blocks 0 "0 row failure.*ok" verify "${WORK}/four.ec")
 # Options that do not apply.
 expect(ec-delta-bits 1 "--delta-bits 2: EC-CSR deltas are 4 or 8 bits" encode --format ec --delta-bits 2 "${WORK}/good.mtx" "${WORK}/x.ec")
+expect(ec-delta-bits-auto 1 "--delta-bits auto: EC-CSR deltas are 4 or 8 bits" encode --format ec --delta-bits auto "${WORK}/good.mtx" "${WORK}/x.ec")
 expect(ec-int8 1 "--value-type int8: EC-CSR holds fp16, bf16 or fp32 values" encode --format ec --value-type int8 "${WORK}/good.mtx" "${WORK}/x.ec")
 expect(ec-align 1 "--align-rows applies to MACKO" encode --format ec --align-rows "${WORK}/good.mtx" "${WORK}/x.ec")
 expect(ec-threads-macko 1 "--threads applies to --format ec" encode --threads 2 "${WORK}/good.mtx" "${WORK}/x.macko")

@@ -29,6 +29,18 @@ macko::Schedule pick(std::int64_t rows, std::int64_t cols, double density, int b
   return macko::choose_schedule(shape(rows, cols, density, delta_bits), kH100, batch);
 }
 
+// rows x cols with a nonzero every `every` columns, from column every - 1 on: each gap is every - 1
+// zeros, so the padding each delta width needs is known by hand.
+SparseRows<float> strided(std::int64_t rows, std::int64_t cols, std::int32_t every) {
+  SparseRows<float> a;
+  a.cols = cols;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = every - 1; c < cols; c += every) a.push(static_cast<std::int32_t>(c), 1.0f + float(r % 7));
+    a.end_row();
+  }
+  return a;
+}
+
 }  // namespace
 
 TEST_CASE("the policy returns compiled, valid schedules, and every compiled variant but the sweeps' is one it returns") {
@@ -133,7 +145,7 @@ TEST_CASE("busiest_sm_units is the most units any SM gets") {
 }
 
 TEST_CASE("the rules, one by one (H100)") {
-  // Unknown shape, or deltas other than 4 bits: the default loads through L1.
+  // Unknown shape, or 1- or 2-bit deltas: the default loads through L1.
   CHECK(pick(0, 0, 0.5) == macko::Schedule{});
   CHECK(pick(5000, 5000, 0.5, 1, 2) == macko::Schedule{});
   // x in shared memory where cols >= rows (16-warp blocks) and on tall matrices of <= 9216 columns
@@ -183,6 +195,53 @@ TEST_CASE("the rules, one by one (H100)") {
   CHECK(pick(held / 2, 20000, 0.5).row_splits == 1);   // one partial round
   CHECK(pick(short_tail, 20000, 0.15).row_splits == 1);  // low density: whole rows
   CHECK(pick(short_tail, 20000, 0.2).row_splits == 1);   // 2000 nonzeros per half row
+}
+
+TEST_CASE("8-bit deltas: the shape rules at 8 elements per lane where their kernel is built, else the default loads") {
+  // Low density: x in shared memory as at 4-bit deltas, but 8 elements per lane (4 is not built).
+  CHECK(pick(12288, 12288, 0.1, 1, 8) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
+  CHECK(pick(21504, 7168, 0.1, 1, 8) == macko::Schedule{.row_lanes = 16, .x_shared = true});
+  CHECK(pick(27648, 9216, 0.1, 1, 8) == macko::Schedule{.x_shared = true});
+  // No 8-bit kernel for grid splits, row splits or x through L1 at 4 elements: the default loads, said.
+  CHECK(pick(1, 65536, 0.5, 1, 8) == macko::Schedule{});
+  const macko::Plan split = macko::plan_schedule(shape(9216, 36864, 0.5, 8), kH100);
+  CHECK(split.schedule == macko::Schedule{});
+  CHECK(split.why.back().find("8-bit deltas: no kernel for") != std::string::npos);
+  CHECK(pick(100, 60000, 0.1, 1, 8) == macko::Schedule{});
+}
+
+TEST_CASE("choose_delta_bits: 8 bits where they save more element slots than they cost, with x in shared memory") {
+  // 100 x 5120 at d = 0.05: x in shared memory, 16-warp blocks; 4-bit rows walk 128-element steps (4
+  // elements per lane), 8-bit rows 256. A gap of 19 zeros costs a padding element at 4 bits: 256
+  // nonzeros make 512 elements (4 steps, 512 slots) against 256 (1 step, 256 slots) at 8 bits.
+  const macko::DeltaChoice wide = macko::choose_delta_bits(strided(100, 5120, 20), true, kH100);
+  CHECK(wide.delta_bits == 8);
+  CHECK(wide.slots4 == 100.0 * 512);
+  CHECK(wide.slots8 == 100.0 * 256);
+  CHECK(wide.why.find("8-bit deltas") == 0);
+  // Gaps of 9 need no padding at 4 bits: the same 512 slots each way, and 8-bit slots cost more.
+  const macko::DeltaChoice narrow = macko::choose_delta_bits(strided(100, 5120, 10), true, kH100);
+  CHECK(narrow.delta_bits == 4);
+  CHECK(narrow.slots4 == narrow.slots8);
+  // Dense-ish rows: no padding either way.
+  CHECK(macko::choose_delta_bits(strided(100, 5120, 2), true, kH100).delta_bits == 4);
+  // x too wide for shared memory: the 8-bit rows would read x through L1, not measured to win.
+  const macko::DeltaChoice l1 = macko::choose_delta_bits(strided(10, 60000, 20), true, kH100);
+  CHECK(l1.delta_bits == 4);
+  CHECK(l1.why.find("through L1") != std::string::npos);
+  // resolve_delta_bits: "auto" takes the choice, a given width passes through.
+  MackoParams auto_p{macko::kAutoDeltaBits};
+  auto_p.align_rows = true;
+  CHECK(macko::resolve_delta_bits(strided(100, 5120, 20), auto_p, kH100).delta_bits == 8);
+  CHECK(macko::resolve_delta_bits(strided(100, 5120, 20), MackoParams{2}, kH100).delta_bits == 2);
+  // Blocks of rows choose as the whole matrix does.
+  const SparseRows<float> blocks[] = {strided(60, 5120, 20), strided(40, 5120, 20)};
+  const macko::DeltaChoice joined = macko::choose_delta_bits(std::span<const SparseRows<float>>(blocks), 5120, true, kH100);
+  CHECK(joined.slots4 == wide.slots4);
+  CHECK(joined.slots8 == wide.slots8);
+  // Empty matrices and rows choose 4.
+  CHECK(macko::choose_delta_bits(strided(0, 5120, 20), true, kH100).delta_bits == 4);
+  CHECK(macko::choose_delta_bits(strided(10, 10, 20), false, kH100).delta_bits == 4);
 }
 
 TEST_CASE("grid splits: few rows of >= 8 split units over the grid's warps, 16 per SM, in >= 4 parts") {

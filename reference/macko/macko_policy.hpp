@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,14 @@ struct Rules {
   int grid_split_warps_per_sm = 16;
   int grid_split_min_row_units = 8;
   int grid_split_min_parts = 4;
+  // Delta width (choose_delta_bits): one element slot a warp walks at 8-bit deltas costs this many of
+  // those at 4-bit deltas (more delta bytes per slot, and columns advanced element by element instead
+  // of by SWAR sums), with one row per warp and with two. Set from 39 pairs of both widths at
+  // d = 0.2 / 0.15 / 0.1 / 0.05 (H100, 2026-11-27; docs/macko-schedule.md): one row per warp, 8
+  // bits lost 1-10 % at slot ratios of 0.83-1.0, won 3-6 % at 0.80-0.83 and 15-35 % at <= 0.67, so
+  // the weight keeps only the last; two rows per warp, 8 bits won at every ratio measured (0.5-0.86).
+  double delta8_slot_cost = 1.3;
+  double delta8_slot_cost_two_rows = 1.1;
 };
 inline constexpr Rules kH100Rules{};
 
@@ -183,21 +192,24 @@ inline Plan plan_batch(const MatrixStats& m, const Rules& r, Plan p) {
 }
 }  // namespace policy_detail
 
-// The schedule for a matrix with these statistics on this GPU, multiplying `batch` vectors at once,
-// and why. Every schedule it returns is compiled (is_compiled).
-inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
+namespace policy_detail {
+// The shape rules at batch 1 (batches: plan_batch), before the compiled check of plan_schedule.
+inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
   using policy_detail::num;
   const Rules& r = rules_for(d);
   Plan p;
   Schedule& s = p.schedule;  // the default loads: 4-warp blocks, two blocks of steps in flight, prefetch
   s.batch = batch;
   if (batch != 1) return policy_detail::plan_batch(m, r, p);
-  if (m.delta_bits != 4 || m.rows <= 0) {
-    p.why.push_back(m.delta_bits != 4 ? std::to_string(m.delta_bits) + "-bit deltas: the default loads, x through L1"
-                                      : "shape unknown: the default loads, x through L1");
+  // 4-bit deltas run every rule; 8-bit deltas the shape rules at 8 elements per lane, where their
+  // kernel is built (x in shared memory, one or two rows per warp); 1- and 2-bit the default loads.
+  const bool wide_deltas = m.delta_bits == 8;
+  if ((m.delta_bits != 4 && !wide_deltas) || m.rows <= 0) {
+    p.why.push_back(m.rows > 0 ? std::to_string(m.delta_bits) + "-bit deltas: the default loads, x through L1"
+                               : "shape unknown: the default loads, x through L1");
     return p;
   }
-  if (const int gs = grid_splits_for(m, d, r); gs > 1) {
+  if (const int gs = wide_deltas ? 1 : grid_splits_for(m, d, r); gs > 1) {
     s.grid_splits = gs;
     p.why.push_back(std::to_string(m.rows) + " rows of >= " + std::to_string(r.grid_split_min_row_units) + " x " +
                     std::to_string(kSplitUnit) + " elements for " + std::to_string(d.sms) + " SMs: each row over " +
@@ -215,7 +227,7 @@ inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch 
                     " <= " + num(r.two_rows_max_nnz) + " nonzeros: two rows per warp, x in shared memory, 4-warp blocks");
   } else {
     const bool low = m.density <= r.low_density;
-    if (low) {
+    if (low && !wide_deltas) {
       s.lane_elems = 4;
       p.why.push_back("density <= " + num(r.low_density) + ": 4 elements per lane");
     }
@@ -286,8 +298,125 @@ inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch 
   return p;
 }
 
+}  // namespace policy_detail
+
+// The schedule for a matrix with these statistics on this GPU, multiplying `batch` vectors at once,
+// and why. Every schedule it returns is compiled (is_compiled): a rule's pick without a kernel for
+// the matrix's delta width (8-bit deltas have x-in-shared-memory kernels at 8 elements per lane
+// only) falls back to the default loads.
+inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
+  Plan p = policy_detail::plan_rules(m, d, batch);
+  if (!is_compiled(p.schedule, m.delta_bits)) {
+    p.why.push_back(std::to_string(m.delta_bits) + "-bit deltas: no kernel for " + to_string(p.schedule) +
+                    ", so the default loads, x through L1");
+    p.schedule = Schedule{.batch = batch};
+  }
+  return p;
+}
+
 inline Schedule choose_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
   return plan_schedule(m, d, batch).schedule;
+}
+
+// The delta width to encode a matrix with (4 or 8), for one vector on this GPU, and why. A wider
+// delta needs no padding elements in gaps of 16-255 zeros, so at low density a row stores fewer
+// elements (d = 0.1: 18 % fewer), but each element carries 8 delta bits instead of 4 and its column
+// costs more instructions. A warp walks a row in whole steps of its schedule, so what decides is the
+// element slots walked: per row, its stored length from its ROMA start rounded up to whole steps of
+// the width's own schedule (plan_schedule), summed over the rows, the 8-bit slots weighted by
+// Rules::delta8_slot_cost (two rows per warp: delta8_slot_cost_two_rows). 8 only where its schedule
+// keeps x in shared memory (the kernels measured).
+struct DeltaChoice {
+  int delta_bits = 4;
+  double slots4 = 0, slots8 = 0;  // element slots walked (8-bit: before the weight)
+  std::string why;
+};
+// The matrix may come as consecutive blocks of rows (all of `cols` columns), as the benchmark holds it.
+template <class T>
+DeltaChoice choose_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_t cols, bool align_rows,
+                              const DeviceFacts& d) {
+  const Rules& r = rules_for(d);
+  DeltaChoice c;
+  std::int64_t nnz = 0, rows = 0;
+  for (const SparseRows<T>& a : blocks) {
+    rows += a.rows;
+    for (const T& v : a.val) nnz += is_zero(v) ? 0 : 1;
+  }
+  auto slots = [&](int db, Schedule& sched) {
+    // The rows' stored lengths as encode_macko makes them (align_rows: up to a multiple of the
+    // ROMA unit where the row has the zero columns).
+    std::vector<std::int64_t> len;
+    len.reserve(static_cast<std::size_t>(rows));
+    std::int64_t emitted = 0;
+    for (const SparseRows<T>& a : blocks)
+      for (std::int64_t row = 0; row < a.rows; ++row) {
+        std::int64_t prev = -1, n = 0, nz = 0;
+        for (std::int64_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
+          if (is_zero(a.val[k])) continue;
+          n += pads_for_gap(a.col[k] - prev - 1, db) + 1;
+          ++nz;
+          prev = a.col[k];
+        }
+        const std::int64_t u = align_unit(db), up = (u - n % u) % u;
+        if (align_rows && cols - nz - (n - nz) >= up) n += up;
+        len.push_back(n);
+        emitted += n;
+      }
+    MatrixStats m;
+    m.rows = rows;
+    m.cols = cols;
+    const double cells = static_cast<double>(rows) * static_cast<double>(cols);
+    m.density = cells > 0 ? static_cast<double>(nnz) / cells : 0.0;
+    m.delta_bits = db;
+    m.row_elements = rows > 0 ? static_cast<double>(emitted) / static_cast<double>(rows) : 0.0;
+    sched = plan_schedule(m, d).schedule;
+    const std::int64_t step = std::int64_t{sched.row_lanes} * sched.lane_elems, unit = align_unit(db);
+    double total = 0;
+    std::int64_t start = 0;
+    for (const std::int64_t n : len) {
+      const std::int64_t from = start % unit;  // ROMA: the warp starts at the row start rounded down
+      total += static_cast<double>((from + n + step - 1) / step * step);
+      start += n;
+    }
+    return total;
+  };
+  Schedule s4, s8;
+  c.slots4 = slots(4, s4);
+  c.slots8 = slots(8, s8);
+  const double weight = s8.row_lanes < kWarpLanes ? r.delta8_slot_cost_two_rows : r.delta8_slot_cost;
+  const double cost8 = c.slots8 * weight;
+  const auto pct = [](double v) { return std::to_string(static_cast<long long>(std::llround(v * 100))) + " %"; };
+  if (!s8.x_shared) {
+    c.why = "4-bit deltas: 8-bit deltas would read x through L1 here (" + to_string(s8) + ")";
+  } else if (cost8 < c.slots4) {
+    c.delta_bits = 8;
+    c.why = "8-bit deltas: " + policy_detail::num(std::round(c.slots8)) + " element slots walked x " +
+            policy_detail::num(weight) + " against " + policy_detail::num(std::round(c.slots4)) +
+            " at 4-bit (" + pct(cost8 / c.slots4) + "): fewer padding elements and steps";
+  } else {
+    c.why = "4-bit deltas: " + policy_detail::num(std::round(c.slots4)) + " element slots walked against " +
+            policy_detail::num(std::round(c.slots8)) + " x " + policy_detail::num(weight) + " at 8-bit";
+  }
+  return c;
+}
+template <class T>
+DeltaChoice choose_delta_bits(const SparseRows<T>& a, bool align_rows, const DeviceFacts& d) {
+  return choose_delta_bits(std::span<const SparseRows<T>>(&a, 1), a.cols, align_rows, d);
+}
+
+// MackoParams::delta_bits = kAutoDeltaBits asks for choose_delta_bits' width; resolve_delta_bits
+// puts it in (other widths pass through). Encoders that take "auto" (the CLI, Python, the
+// benchmark) resolve it here, before encode_macko.
+inline constexpr int kAutoDeltaBits = 0;
+template <class T>
+MackoParams resolve_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_t cols, MackoParams p,
+                               const DeviceFacts& d) {
+  if (p.delta_bits == kAutoDeltaBits) p.delta_bits = choose_delta_bits(blocks, cols, p.align_rows, d).delta_bits;
+  return p;
+}
+template <class T>
+MackoParams resolve_delta_bits(const SparseRows<T>& a, MackoParams p, const DeviceFacts& d) {
+  return resolve_delta_bits(std::span<const SparseRows<T>>(&a, 1), a.cols, p, d);
 }
 
 }  // namespace warpsparse::macko

@@ -43,9 +43,12 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// --delta-bits auto, as FormatOptions holds it (0 already means "the format's default").
+constexpr int kAutoDeltaBitsArg = -1;
+
 struct FormatOptions {
   std::string value_type = "auto";
-  int delta_bits = 0;       // 0: the format's default (MACKO 4, EC 8)
+  int delta_bits = 0;       // 0: the format's default (MACKO 4, EC 8); kAutoDeltaBitsArg: MACKO's choose_delta_bits
   bool align_rows = false;  // MackoParams::align_rows
   bool transpose = false;   // a tensor is [in, out] rather than [out, in]
   int threads = 0;          // EC extraction threads (EcParams::threads; 0: every core)
@@ -56,8 +59,17 @@ void add_format_options(CLI::App* c, FormatOptions& o) {
                 "value type of the encoded matrix (auto: a tensor's own dtype; fp16 for MatrixMarket)")
       ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "int8"}))
       ->capture_default_str();
-  c->add_option("--delta-bits", o.delta_bits, "bits per delta (MACKO: 1, 2, 4 or 8, default 4; EC: 4 or 8, default 8)")
-      ->check(CLI::IsMember({1, 2, 4, 8}));
+  c->add_option("--delta-bits", o.delta_bits,
+                "bits per delta (MACKO: 1, 2, 4, 8 or auto: the width the policy picks for one vector on an H100, "
+                "default 4; EC: 4 or 8, default 8)")
+      ->transform(CLI::Transformer({{"auto", std::to_string(kAutoDeltaBitsArg)}}))
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v == std::to_string(kAutoDeltaBitsArg) || v == "1" || v == "2" || v == "4" || v == "8"
+                       ? std::string()
+                       : "must be 1, 2, 4, 8 or auto, got " + v;
+          },
+          "1|2|4|8|auto"));
   c->add_flag("--align-rows", o.align_rows,
               "pad each row to a multiple of the ROMA unit with zeros, so rows start aligned (faster on the GPU)");
   c->add_flag("--transpose", o.transpose, "read a tensor as [in, out] (default [out, in], as torch's Linear stores it)");
@@ -72,7 +84,12 @@ void add_ec_options(CLI::App* c, FormatOptions& o) {
 // Encodes rows with the options, after checking what the encoding will take (the padding the rows'
 // gaps imply is known before encoding) against the memory budget.
 template <class T>
-Macko<T> encode_within_budget(const SparseRows<T>& m, const MackoParams& p, const std::string& name) {
+Macko<T> encode_within_budget(const SparseRows<T>& m, MackoParams p, const std::string& name) {
+  if (p.delta_bits == macko::kAutoDeltaBits) {
+    const macko::DeltaChoice c = macko::choose_delta_bits(m, p.align_rows, kH100);
+    fmt::print(stderr, "{}: {}\n", name, c.why);
+    p.delta_bits = c.delta_bits;
+  }
   const MackoSize size = macko_size(m, p);
   memory_budget().require(size.encode_bytes,
                           fmt::format("{}: encoding {} x {} with {}-bit deltas ({} nonzeros, {} elements with padding)", name,
@@ -87,12 +104,13 @@ ValueType value_type_or(const FormatOptions& o, ValueType fallback) {
 
 MackoParams params_of(const FormatOptions& o) {
   MackoParams p;
-  p.delta_bits = o.delta_bits != 0 ? o.delta_bits : 4;
+  p.delta_bits = o.delta_bits == kAutoDeltaBitsArg ? macko::kAutoDeltaBits : o.delta_bits != 0 ? o.delta_bits : 4;
   p.align_rows = o.align_rows;
   return p;
 }
 
 ec::EcParams ec_params_of(const FormatOptions& o) {
+  if (o.delta_bits == kAutoDeltaBitsArg) throw Error("--delta-bits auto: EC-CSR deltas are 4 or 8 bits, chosen by you");
   if (o.delta_bits != 0 && !ec::valid_delta_bits(o.delta_bits))
     throw Error(fmt::format("--delta-bits {}: EC-CSR deltas are 4 or 8 bits", o.delta_bits));
   if (o.align_rows) throw Error("--align-rows applies to MACKO, not to EC-CSR");
