@@ -85,6 +85,25 @@ TEST_CASE("batches 9 to 16 run on the bitmap kernel at any density") {
     }
 }
 
+TEST_CASE("a 2:4 weight held as 2:4 runs batches of >= 3 vectors on the 2:4 GEMM, smaller ones as without it") {
+  CHECK(bm::kRules.sparse24_min_batch == 3);
+  for (int b = 1; b <= bm::kBatchMax; ++b)
+    for (const double d : kDensities) {
+      const bm::BatchChoice with = bm::choose_batch_kernel(d, b, true), without = bm::choose_batch_kernel(d, b);
+      INFO("batch " << b << " density " << d << ": " << with.why);
+      CHECK((with.kernel == bm::BatchKernel::sparse24) == (b >= 3));
+      if (b < 3) {
+        CHECK(with.kernel == without.kernel);
+        CHECK(with.why == without.why);
+      } else {
+        CHECK(has(with.why, "the 2:4 GEMM"));
+      }
+    }
+  CHECK(std::string(bm::to_string(bm::BatchKernel::sparse24)) == "sparse24");
+  // Out of range stays refused.
+  CHECK(bm::choose_batch_kernel(0.5, 17, true).kernel == bm::BatchKernel::macko);
+}
+
 TEST_CASE("the rules are data: other thresholds move the boundaries") {
   bm::Rules r;
   r.bitmap_min_batch = 3;
@@ -92,7 +111,7 @@ TEST_CASE("the rules are data: other thresholds move the boundaries") {
   for (int b = 1; b <= 8; ++b)
     for (const double d : kDensities) {
       INFO("batch " << b << " density " << d);
-      CHECK((bm::choose_batch_kernel(d, b, r).kernel == bm::BatchKernel::bitmap) == (b >= 3 && d >= 0.2));
+      CHECK((bm::choose_batch_kernel(d, b, false, r).kernel == bm::BatchKernel::bitmap) == (b >= 3 && d >= 0.2));
     }
 }
 

@@ -192,9 +192,18 @@ PYBIND11_MODULE(_warpsparse, m) {
       .def("to_dense", [](const Sparse24& s) { return to_numpy(s.to_dense()); });
 
   m.def("rows_from_dense", [](const pb::handle& d) { return rows_from_dense(host_in(d, "dense").a); }, arg("dense"));
-  m.def("encode_macko", [](const pb::handle& src, int delta_bits, bool align_rows, bool emit_trailing_padding,
+  m.def("encode_macko", [](const pb::handle& src, const pb::object& delta_bits, bool align_rows, bool emit_trailing_padding,
                            bool force_wide_row_pointers) {
-    const MackoOptions o{delta_bits, align_rows, emit_trailing_padding, force_wide_row_pointers};
+    // delta_bits: 1, 2, 4, 8 or "auto" (the width the policy picks for one vector on an H100).
+    int db = 0;
+    if (pb::isinstance<pb::str>(delta_bits)) {
+      if (delta_bits.cast<std::string>() != "auto")
+        throw std::invalid_argument("delta_bits must be 1, 2, 4, 8 or 'auto', got '" + delta_bits.cast<std::string>() + "'");
+    } else {
+      db = delta_bits.cast<int>();
+      if (db == 0) throw std::invalid_argument("delta_bits must be 1, 2, 4, 8 or 'auto', got 0");
+    }
+    const MackoOptions o{db, align_rows, emit_trailing_padding, force_wide_row_pointers};
     return encode_any(src, [&](const Rows& r) { return encode_macko(r, o); });
   }, arg("dense"), arg("delta_bits") = 4, arg("align_rows") = false, arg("emit_trailing_padding") = false,
         arg("force_wide_row_pointers") = false);
@@ -277,10 +286,10 @@ PYBIND11_MODULE(_warpsparse, m) {
     return d;
   }, arg("matrix"), arg("gpu") = "h100", arg("batch") = 1);
   m.def("compiled_batches", &compiled_batches);
-  m.def("batch_kernel", [](double density, int batch) {
-    const BatchKernelChoice c = batch_kernel(density, batch);
+  m.def("batch_kernel", [](double density, int batch, bool sparse24) {
+    const BatchKernelChoice c = batch_kernel(density, batch, sparse24);
     return pb::make_tuple(c.kernel, c.macko_batch, c.why);
-  }, arg("density"), arg("batch"));
+  }, arg("density"), arg("batch"), arg("sparse24") = false);
   m.def("bitmap_max_batch", &bitmap_max_batch);
 
   m.def("effd", &effd, arg("density"), arg("value_bits") = 16, arg("delta_bits") = 4, arg("rows") = 0, arg("cols") = 0);

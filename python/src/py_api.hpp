@@ -69,7 +69,7 @@ class Rows {
 };
 
 struct MackoOptions {
-  int delta_bits = 4;
+  int delta_bits = 4;  // 1, 2, 4, 8, or 0 (macko::kAutoDeltaBits): the width macko::choose_delta_bits picks (H100)
   bool align_rows = false;
   bool emit_trailing_padding = false;
   bool force_wide_row_pointers = false;
@@ -246,13 +246,14 @@ PlanInfo plan(const Macko& m, const std::string& gpu, int batch);
 // Batches the MACKO kernels are compiled for (macko::kCompiledVariants), ascending.
 std::vector<int> compiled_batches();
 // Which kernel multiplies a matrix of this density by `batch` vectors (bitmap::choose_batch_kernel):
-// "macko" (at MACKO batch macko_batch) or "bitmap", and why.
+// "macko" (at MACKO batch macko_batch), "bitmap", or, for a 2:4 weight held as 2:4 too (sparse24),
+// "sparse24" (the 2:4 GEMM); and why.
 struct BatchKernelChoice {
   std::string kernel;
   int macko_batch = 1;
   std::string why;
 };
-BatchKernelChoice batch_kernel(double density, int batch);
+BatchKernelChoice batch_kernel(double density, int batch, bool sparse24 = false);
 // The largest batch the bitmap-tile kernel takes.
 int bitmap_max_batch();
 

@@ -189,11 +189,14 @@ Rows Macko::to_rows() const {
 
 Macko encode_macko(const HostArray& dense, const MackoOptions& o) {
   return with_dense(dense, [&](auto d, std::int64_t rows, std::int64_t cols, auto) {
-    return macko_of(warpsparse::encode_macko(rows_of(d, rows, cols), params_of(o)));
+    const auto r = rows_of(d, rows, cols);
+    return macko_of(warpsparse::encode_macko(r, macko::resolve_delta_bits(r, params_of(o), kH100)));
   });
 }
 Macko encode_macko(const Rows& rows, const MackoOptions& o) {
-  return std::visit([&](const auto& r) { return macko_of(warpsparse::encode_macko(r, params_of(o))); }, rows.impl()->v);
+  return std::visit([&](const auto& r) {
+    return macko_of(warpsparse::encode_macko(r, macko::resolve_delta_bits(r, params_of(o), kH100)));
+  }, rows.impl()->v);
 }
 
 // ----- CSR ---------------------------------------------------------------------------------------
@@ -562,11 +565,11 @@ PlanInfo plan(const Macko& m, const std::string& gpu, int batch) {
   }, m.impl()->m);
 }
 
-BatchKernelChoice batch_kernel(double density, int batch) {
+BatchKernelChoice batch_kernel(double density, int batch, bool sparse24) {
   if (!(density >= 0.0 && density <= 1.0)) throw std::invalid_argument("density must be in [0, 1], got " + std::to_string(density));
   if (batch < 1 || batch > bitmap::kBatchMax)
     throw std::invalid_argument("batch must be in 1.." + std::to_string(bitmap::kBatchMax) + ", got " + std::to_string(batch));
-  const bitmap::BatchChoice c = bitmap::choose_batch_kernel(density, batch);
+  const bitmap::BatchChoice c = bitmap::choose_batch_kernel(density, batch, sparse24);
   return {bitmap::to_string(c.kernel), c.macko_batch, c.why};
 }
 int bitmap_max_batch() { return bitmap::kBatchMax; }

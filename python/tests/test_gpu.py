@@ -234,6 +234,28 @@ def test_compile_fullgraph_and_cuda_graph(dtype, tokens):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("tokens", [1, 2, 3, 8, 20])
+def test_sparse_linear_2_4_runs_the_gemm_from_3_tokens(dtype, tokens):
+    torch.manual_seed(3)
+    lin = torch.nn.Linear(1024, 384, bias=False, device="cuda", dtype=dtype)
+    w = ws.prune(to_host(lin.weight), nm="2:4")
+    with torch.no_grad():
+        lin.weight.copy_(to_torch(w))
+    sl = wt.SparseLinear.from_dense(lin)  # auto on a 2:4 weight: MACKO and the 2:4 GEMM
+    assert "formats=macko+2:4" in repr(sl) and sl._gemm_from == 3
+    x = torch.randn(tokens, 1024, device="cuda", dtype=dtype)
+    got = to_host(sl(x).float()).astype(np.float64)
+    assert got.shape == (tokens, 384)
+    out_dtype = "bf16" if dtype == torch.bfloat16 else np.float16
+    xs = to_host(x.t().contiguous())
+    if tokens >= 3:  # the GEMM's bound (zero columns pad N to 16; they change no real output)
+        exact, bound = ws.sparse24_oracle_bound(ws.encode_sparse24(w), xs, out_dtype=out_dtype)
+    else:  # MACKO's, within a chain as long as the row
+        exact, bound = ws.macko_oracle_bound(ws.encode_macko(w, align_rows=True), xs, chain=1024, out_dtype=out_dtype)
+    assert (np.abs(got - exact.T) <= bound.T).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_sparse24_against_torch_semi_structured(dtype):
     torch.manual_seed(2)
     lin = torch.nn.Linear(1024, 512, bias=False, device="cuda", dtype=dtype)

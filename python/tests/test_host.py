@@ -33,6 +33,21 @@ def test_macko_roundtrip_every_type_and_width(rng, dtype, delta_bits):
     assert same_bits(ws.decode(m), m.to_dense())
 
 
+def test_macko_auto_delta_width_follows_the_policy(rng):
+    # A nonzero every 20 columns: at 4 bits each gap of 19 zeros costs a padding element, so the
+    # rows walk twice the element slots; at 8 bits none (macko::choose_delta_bits).
+    a = np.zeros((100, 5120), np.float16)
+    a[:, 19::20] = rng.standard_normal((100, 256)).astype(np.float16) + np.float16(8)
+    m = ws.encode_macko(a, delta_bits="auto", align_rows=True)
+    assert m.delta_bits == 8 and same_bits(m.to_dense(), a)
+    dense_ish = sparse(rng, (64, 5120), 0.5, np.float16)
+    assert ws.encode_macko(dense_ish, delta_bits="auto").delta_bits == 4
+    with pytest.raises(ValueError, match="'auto', got 'eight'"):
+        ws.encode_macko(a, delta_bits="eight")
+    with pytest.raises(ValueError, match="'auto', got 0"):
+        ws.encode_macko(a, delta_bits=0)
+
+
 @pytest.mark.parametrize("options", [dict(align_rows=True), dict(emit_trailing_padding=True),
                                      dict(force_wide_row_pointers=True)])
 def test_macko_options_keep_the_matrix(rng, options):

@@ -22,6 +22,10 @@ _BATCHES = tuple(compiled_batches())
 _BITMAP_MAX = bitmap_max_batch()
 # kernels/sparse24/sparse24_gemm.hpp: B's row pitch is a multiple of 8 elements (16-byte cp.async chunks).
 _B_PITCH = 8
+# The fewest tokens the layer runs the 2:4 GEMM with (zero columns added): on the H100 the GEMM took
+# 77 / 105 / 106 us at N = 16 and 92 / 130 / 119 at N = 8 (12288 x 12288, 28672 x 8192, 8192 x 28672,
+# bf16, 2026-11-27).
+_GEMM_MIN_N = 16
 
 
 def register_matrix(device_matrix):
@@ -121,11 +125,12 @@ def _padded_batch(n):
 
 
 class SparseLinear(torch.nn.Module):
-    """y = x W^T + b with W sparse on the GPU. Few tokens run the batched SpMV kernels: MACKO (CUDA
-    cores, compiled for 1, 2, 4, 8 vectors) or the bitmap-tile SpMM (tensor cores, 1-16), the one
-    warpsparse.batch_kernel picks for W's density and the token count, among the formats held. More
-    than 8 tokens run the 2:4 GEMM when W is 2:4, else the batched kernels in chunks (16 with bitmap
-    tiles, 8 without). Input (..., in_features) in the weight's dtype (float16 or bfloat16)."""
+    """y = x W^T + b with W sparse on the GPU. Each token count runs the kernel warpsparse.batch_kernel
+    picks for W's density among the formats held: MACKO (CUDA cores, compiled for 1, 2, 4, 8 vectors),
+    the bitmap-tile SpMM (tensor cores, 1-16), or the 2:4 GEMM when W is held as 2:4 (from 3 tokens on,
+    and at any count when it is the only format). Without the GEMM, more tokens than the batched
+    kernels take run in chunks (16 with bitmap tiles, 8 without). Input (..., in_features) in the
+    weight's dtype (float16 or bfloat16)."""
 
     def __init__(self, in_features, out_features, dtype, macko=None, sparse24=None, bias=None, bitmap=None,
                  density=None):
@@ -146,14 +151,23 @@ class SparseLinear(torch.nn.Module):
         self._chunk = _BITMAP_MAX if bitmap is not None else _BATCHES[-1]
         self._bitmap_for = {t: bitmap is not None and (macko is None or batch_kernel(density, t)[0] == "bitmap")
                             for t in range(1, self._chunk + 1)}
+        # The fewest tokens that run the 2:4 GEMM (every count past the batched kernels' too). The
+        # rule's 2:4 choice does not read the density, and a 2:4 weight's is at most 0.5.
+        self._gemm_from = None
+        if sparse24 is not None:
+            self._gemm_from = 1 if macko is None and bitmap is None else next(
+                (t for t in range(1, _BITMAP_MAX + 1)
+                 if batch_kernel(0.5 if density is None else density, t, sparse24=True)[0] == "sparse24"),
+                _BITMAP_MAX + 1)
         self.bias = torch.nn.Parameter(bias.detach().clone(), requires_grad=False) if bias is not None else None
 
     @classmethod
-    def from_dense(cls, linear, format="auto", delta_bits=4):
+    def from_dense(cls, linear, format="auto", delta_bits="auto"):
         """From an nn.Linear on a CUDA device. format: "macko", "bitmap", "2:4" (W must be 2:4 along
         its input dimension, e.g. warpsparse.prune(W, nm="2:4")) or "auto": MACKO, and 2:4 too when W
         is 2:4; otherwise the bitmap tiles too where warpsparse.batch_kernel picks them for W's density
-        at a batch MACKO also runs (they hold about as many bytes again)."""
+        at a batch MACKO also runs (they hold about as many bytes again). delta_bits: MACKO's delta
+        width, 1, 2, 4, 8 or "auto" (8 where it walks fewer element slots, at low density)."""
         if format not in ("macko", "bitmap", "2:4", "auto"):
             raise ValueError(f"format must be 'macko', 'bitmap', '2:4' or 'auto', got {format!r}")
         w = linear.weight
@@ -172,8 +186,9 @@ class SparseLinear(torch.nn.Module):
                 except Error:
                     if format == "2:4":
                         raise
-            # With 2:4, its GEMM serves the larger token counts; bitmap tiles against it at 5-8 tokens
-            # are not measured, and a third copy of W is not worth an unmeasured gain.
+            # With 2:4, its GEMM serves 3 tokens and more, where the bitmap tiles are slower (H100, N = 8:
+            # 119-179 us against the GEMM's 77-106 at N = 16 on 12288 x 12288, 28672 x 8192 and 8192 x
+            # 28672), so no third copy of W.
             if format == "bitmap" or (format == "auto" and sparse24 is None and any(
                     batch_kernel(density, t)[0] == "bitmap" for t in range(1, _BATCHES[-1] + 1))):
                 bitmap = _cuda.upload_bitmap(encode_bitmap(host))
@@ -191,7 +206,7 @@ class SparseLinear(torch.nn.Module):
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features).to(self.dtype)
         n = x2.shape[0]
-        if self._sparse24 is not None and ((self._macko is None and self._bitmap is None) or n > _BATCHES[-1]):
+        if self._gemm_from is not None and (n >= self._gemm_from or n > self._chunk):
             y = self._gemm(x2)
         else:
             y = self._spmv(x2)
@@ -220,7 +235,7 @@ class SparseLinear(torch.nn.Module):
 
     def _gemm(self, x2):
         n = x2.shape[0]
-        pad = -n % _B_PITCH
+        pad = max(_GEMM_MIN_N, n + (-n % _B_PITCH)) - n
         b = (torch.nn.functional.pad(x2, (0, 0, 0, pad)) if pad else x2).t().contiguous()
         gemm = _op(torch.ops.warpsparse.sparse24_gemm, _sparse24_gemm)
         return gemm(b, self._sparse24_key, self.out_features)[:, :n].t()

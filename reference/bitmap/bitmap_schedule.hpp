@@ -36,6 +36,12 @@ struct Rules {
   // MACKO 134 / 191 and 92 / 127: equal near d = 0.45. At B = 2 and 4 MACKO (73-86 us) is always faster.
   int bitmap_min_batch = 5;
   double bitmap_min_density = 0.45;  // up to batch 8, where MACKO has kernels
+  // A 2:4 weight held as a 2:4 matrix too runs batches of this many vectors or more on the 2:4 GEMM
+  // (N padded): on 2:4 rows MACKO's batch kernels fall far behind, and the GEMM's time hardly grows
+  // with N. H100, 12288 x 12288 / 28672 x 8192 / 8192 x 28672, 2:4 rows (2026-11-27): the GEMM (bf16)
+  // at N = 16 77 / 105 / 106 us; MACKO (fp16) at B = 8 199 / 294 / 306, at B = 4 73 / 110 / 287, at
+  // B = 2 69 / 102 / 169, at B = 1 68 / 102 / 103.
+  int sparse24_min_batch = 3;
 };
 inline constexpr Rules kRules{};
 
@@ -54,22 +60,29 @@ inline Schedule choose_schedule(std::int64_t rows, std::int64_t cols, int batch,
 
 // Which kernel multiplies a matrix of this density by `batch` vectors: MACKO's CUDA-core batch
 // kernels (compiled for 1, 2, 4 and 8 vectors; a batch in between runs at the next of them with
-// zero vectors) or this tensor-core kernel (any batch up to 16), and why.
-enum class BatchKernel { macko, bitmap };
+// zero vectors), this tensor-core kernel (any batch up to 16), or, for a 2:4 weight also held as a
+// 2:4 matrix (`sparse24`), the 2:4 GEMM; and why.
+enum class BatchKernel { macko, bitmap, sparse24 };
 struct BatchChoice {
   BatchKernel kernel = BatchKernel::macko;
   int macko_batch = 1;  // the MACKO batch that runs it (kernel == macko)
   std::string why;
 };
-inline const char* to_string(BatchKernel k) { return k == BatchKernel::macko ? "macko" : "bitmap"; }
-inline BatchChoice choose_batch_kernel(double density, int batch, const Rules& r = kRules) {
+inline const char* to_string(BatchKernel k) {
+  return k == BatchKernel::macko ? "macko" : k == BatchKernel::bitmap ? "bitmap" : "sparse24";
+}
+inline BatchChoice choose_batch_kernel(double density, int batch, bool sparse24 = false, const Rules& r = kRules) {
   BatchChoice c;
   if (batch < 1 || batch > kBatchMax) {
     c.why = "batch " + std::to_string(batch) + " is outside 1.." + std::to_string(kBatchMax);
     return c;
   }
   c.macko_batch = macko::batch_for(batch);
-  if (batch > macko::kMaxBatch) {
+  if (sparse24 && batch >= r.sparse24_min_batch) {
+    c.kernel = BatchKernel::sparse24;
+    c.why = "a 2:4 weight, batch " + std::to_string(batch) + " >= " + std::to_string(r.sparse24_min_batch) +
+            ": the 2:4 GEMM, whose time hardly grows with N, beats MACKO's batch kernels on 2:4 rows";
+  } else if (batch > macko::kMaxBatch) {
     c.kernel = BatchKernel::bitmap;
     c.why = "batch " + std::to_string(batch) + " > " + std::to_string(macko::kMaxBatch) + ": MACKO has no kernel for it";
   } else if (batch >= r.bitmap_min_batch && density >= r.bitmap_min_density) {
