@@ -5,7 +5,7 @@ to decode,
 the files (read_macko, write_macko, write_macko_safetensors, read_sparse24, read_bitmap,
 write_bitmap_safetensors, read/write_matrix_market,
 open_tensor_file), verify (the warp model against the double oracle), spmv_model (the kernel's bits on
-the host), plan, batch_kernel (MACKO or the bitmap-tile kernel for a batch), effd, crossovers and analyze. GPU API: warpsparse.cuda; PyTorch: warpsparse.torch.
+the host), plan, batch_kernel (MACKO, the bitmap-tile kernel or the 2:4 GEMM for a batch), effd, crossovers and analyze. GPU API: warpsparse.cuda; PyTorch: warpsparse.torch.
 Every function is the C++ library's (python/src/py_api.hpp); this package only marshals.
 """
 from ._warpsparse import (

@@ -162,12 +162,14 @@ class SparseLinear(torch.nn.Module):
         self.bias = torch.nn.Parameter(bias.detach().clone(), requires_grad=False) if bias is not None else None
 
     @classmethod
-    def from_dense(cls, linear, format="auto", delta_bits="auto"):
+    def from_dense(cls, linear, format="auto", delta_bits=4):
         """From an nn.Linear on a CUDA device. format: "macko", "bitmap", "2:4" (W must be 2:4 along
         its input dimension, e.g. warpsparse.prune(W, nm="2:4")) or "auto": MACKO, and 2:4 too when W
         is 2:4; otherwise the bitmap tiles too where warpsparse.batch_kernel picks them for W's density
         at a batch MACKO also runs (they hold about as many bytes again). delta_bits: MACKO's delta
-        width, 1, 2, 4, 8 or "auto" (8 where it walks fewer element slots, at low density)."""
+        width, 4 by default because MACKO's batch kernels take 4-bit deltas only; 8 or "auto" (8
+        where one vector walks fewer element slots, at low density) suit a layer that sees one token
+        at a time, and a batch then fails with an error naming the width."""
         if format not in ("macko", "bitmap", "2:4", "auto"):
             raise ValueError(f"format must be 'macko', 'bitmap', '2:4' or 'auto', got {format!r}")
         w = linear.weight

@@ -301,12 +301,12 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
 }  // namespace policy_detail
 
 // The schedule for a matrix with these statistics on this GPU, multiplying `batch` vectors at once,
-// and why. Every schedule it returns is compiled (is_compiled): a rule's pick without a kernel for
-// the matrix's delta width (8-bit deltas have x-in-shared-memory kernels at 8 elements per lane
-// only) falls back to the default loads.
+// and why. Every batch-1 schedule it returns is compiled (is_compiled): a rule's pick without a
+// kernel for the matrix's delta width (8-bit deltas have x-in-shared-memory kernels at 8 elements per
+// lane only) falls back to the default loads. Batches run 4-bit deltas only.
 inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
   Plan p = policy_detail::plan_rules(m, d, batch);
-  if (!is_compiled(p.schedule, m.delta_bits)) {
+  if (batch == 1 && !is_compiled(p.schedule, m.delta_bits)) {  // batches: 4-bit kernels only (plan_batch)
     p.why.push_back(std::to_string(m.delta_bits) + "-bit deltas: no kernel for " + to_string(p.schedule) +
                     ", so the default loads, x through L1");
     p.schedule = Schedule{.batch = batch};
@@ -325,7 +325,8 @@ inline Schedule choose_schedule(const MatrixStats& m, const DeviceFacts& d, int 
 // element slots walked: per row, its stored length from its ROMA start rounded up to whole steps of
 // the width's own schedule (plan_schedule), summed over the rows, the 8-bit slots weighted by
 // Rules::delta8_slot_cost (two rows per warp: delta8_slot_cost_two_rows). 8 only where its schedule
-// keeps x in shared memory (the kernels measured).
+// keeps x in shared memory (the kernels measured). A choice for one vector: MACKO's batch kernels
+// are built for 4-bit deltas only.
 struct DeltaChoice {
   int delta_bits = 4;
   double slots4 = 0, slots8 = 0;  // element slots walked (8-bit: before the weight)
