@@ -303,7 +303,7 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
 // The schedule for a matrix with these statistics on this GPU, multiplying `batch` vectors at once,
 // and why. Every batch-1 schedule it returns is compiled (is_compiled): a rule's pick without a
 // kernel for the matrix's delta width (8-bit deltas have x-in-shared-memory kernels at 8 elements per
-// lane only) falls back to the default loads. Batches run 4-bit deltas only.
+// lane only) falls back to the default loads. Batch kernels take 4-bit deltas only.
 inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
   Plan p = policy_detail::plan_rules(m, d, batch);
   if (batch == 1 && !is_compiled(p.schedule, m.delta_bits)) {  // batches: 4-bit kernels only (plan_batch)
