@@ -66,7 +66,9 @@ void roundtrip_property() {
       RC_ASSERT(stored == (rounded - plain <= zeros - pads ? rounded : plain));
     }
     RC_ASSERT(stored - row_nnz >= 0);  // paper's best case
+    RC_ASSERT(macko_row_length(m, r, p) == stored);  // the prediction the size check and the policy use
   }
+  RC_ASSERT(macko_size(m, p).emitted == a.emitted());
   // The file format keeps every byte.
   const auto bytes = io::serialize_macko(a);
   const io::AnyMacko back = io::parse_macko(bytes, "<memory>");

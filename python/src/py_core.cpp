@@ -187,16 +187,19 @@ Rows Macko::to_rows() const {
   }, impl_->m);
 }
 
+namespace {
+// The delta width "auto" (0) resolved by the policy for the H100, then the encoding.
+template <class T>
+Macko encode_rows(const SparseRows<T>& r, const MackoOptions& o) {
+  return macko_of(warpsparse::encode_macko(r, macko::resolve_delta_bits(r, params_of(o), kH100)));
+}
+}  // namespace
+
 Macko encode_macko(const HostArray& dense, const MackoOptions& o) {
-  return with_dense(dense, [&](auto d, std::int64_t rows, std::int64_t cols, auto) {
-    const auto r = rows_of(d, rows, cols);
-    return macko_of(warpsparse::encode_macko(r, macko::resolve_delta_bits(r, params_of(o), kH100)));
-  });
+  return with_dense(dense, [&](auto d, std::int64_t rows, std::int64_t cols, auto) { return encode_rows(rows_of(d, rows, cols), o); });
 }
 Macko encode_macko(const Rows& rows, const MackoOptions& o) {
-  return std::visit([&](const auto& r) {
-    return macko_of(warpsparse::encode_macko(r, macko::resolve_delta_bits(r, params_of(o), kH100)));
-  }, rows.impl()->v);
+  return std::visit([&](const auto& r) { return encode_rows(r, o); }, rows.impl()->v);
 }
 
 // ----- CSR ---------------------------------------------------------------------------------------

@@ -140,9 +140,27 @@ void align_row(std::vector<T>& values, std::vector<std::uint8_t>& skips, std::in
 }
 }  // namespace macko_detail
 
-// What encode_macko(m, p) will store, computed from the rows' gaps without encoding: the emitted
-// elements (at most: align_rows adds up to align_unit - 1 per row where it can), the padded
-// length, and the bytes of the arrays and of the encoder's working copies.
+// The elements encode_macko(m, p) stores for row r, from the row's gaps without encoding: its
+// nonzeros, a padding element per 2^b columns of each gap (and of the trailing run with
+// emit_trailing_padding), and with align_rows the zeros up to a multiple of align_unit, where the
+// row has that many zero columns left (align_row: each takes one).
+template <class T>
+std::int64_t macko_row_length(const SparseRows<T>& m, std::int64_t r, const MackoParams& p) {
+  const int db = p.delta_bits;
+  std::int64_t prev = -1, n = 0;
+  for (std::int64_t k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k) {
+    if (is_zero(m.val[k])) continue;
+    n += macko::pads_for_gap(m.col[k] - prev - 1, db) + 1;
+    prev = m.col[k];
+  }
+  if (p.emit_trailing_padding) n += macko::pads_for_gap(m.cols - prev - 1, db);
+  const std::int64_t unit = macko::align_unit(db), need = (unit - n % unit) % unit;
+  if (p.align_rows && m.cols - n >= need) n += need;
+  return n;
+}
+
+// What encode_macko(m, p) will store: the emitted elements (macko_row_length), the padded length,
+// and the bytes of the arrays and of the encoder's working copies.
 struct MackoSize {
   std::int64_t emitted = 0, padded = 0;
   std::uint64_t array_bytes = 0;  // values, deltas and row pointers as stored
@@ -153,17 +171,7 @@ MackoSize macko_size(const SparseRows<T>& m, const MackoParams& p = {}) {
   require(macko::valid_delta_bits(p.delta_bits), "delta bits must be 1, 2, 4 or 8, got " + std::to_string(p.delta_bits));
   const int db = p.delta_bits;
   MackoSize s;
-  for (std::int64_t r = 0; r < m.rows; ++r) {
-    std::int64_t prev = -1, row = 0;
-    for (std::int64_t k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k) {
-      if (is_zero(m.val[k])) continue;
-      row += macko::pads_for_gap(m.col[k] - prev - 1, db) + 1;
-      prev = m.col[k];
-    }
-    if (p.emit_trailing_padding) row += macko::pads_for_gap(m.cols - prev - 1, db);
-    if (p.align_rows) row += macko::align_unit(db) - 1;
-    s.emitted += row;
-  }
+  for (std::int64_t r = 0; r < m.rows; ++r) s.emitted += macko_row_length(m, r, p);
   s.padded = macko::padded_length(s.emitted, db);
   const auto padded = static_cast<std::uint64_t>(s.padded);
   s.array_bytes = padded * sizeof(T) + static_cast<std::uint64_t>(macko::delta_bytes(s.padded, db)) +

@@ -338,31 +338,22 @@ DeltaChoice choose_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_
                               const DeviceFacts& d) {
   const Rules& r = rules_for(d);
   DeltaChoice c;
-  std::int64_t nnz = 0, rows = 0;
+  // Per row, its stored length at 4 and at 8 bits (macko_row_length: what encode_macko makes).
+  std::int64_t nnz = 0;
+  std::vector<std::int64_t> len4, len8;
+  MackoParams p4{4}, p8{8};
+  p4.align_rows = p8.align_rows = align_rows;
   for (const SparseRows<T>& a : blocks) {
-    rows += a.rows;
     for (const T& v : a.val) nnz += is_zero(v) ? 0 : 1;
+    for (std::int64_t row = 0; row < a.rows; ++row) {
+      len4.push_back(macko_row_length(a, row, p4));
+      len8.push_back(macko_row_length(a, row, p8));
+    }
   }
-  auto slots = [&](int db, Schedule& sched) {
-    // The rows' stored lengths as encode_macko makes them (align_rows: up to a multiple of the
-    // ROMA unit where the row has the zero columns).
-    std::vector<std::int64_t> len;
-    len.reserve(static_cast<std::size_t>(rows));
+  const auto rows = static_cast<std::int64_t>(len4.size());
+  auto slots = [&](int db, const std::vector<std::int64_t>& len, Schedule& sched) {
     std::int64_t emitted = 0;
-    for (const SparseRows<T>& a : blocks)
-      for (std::int64_t row = 0; row < a.rows; ++row) {
-        std::int64_t prev = -1, n = 0, nz = 0;
-        for (std::int64_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
-          if (is_zero(a.val[k])) continue;
-          n += pads_for_gap(a.col[k] - prev - 1, db) + 1;
-          ++nz;
-          prev = a.col[k];
-        }
-        const std::int64_t u = align_unit(db), up = (u - n % u) % u;
-        if (align_rows && cols - nz - (n - nz) >= up) n += up;
-        len.push_back(n);
-        emitted += n;
-      }
+    for (const std::int64_t n : len) emitted += n;
     MatrixStats m;
     m.rows = rows;
     m.cols = cols;
@@ -382,8 +373,8 @@ DeltaChoice choose_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_
     return total;
   };
   Schedule s4, s8;
-  c.slots4 = slots(4, s4);
-  c.slots8 = slots(8, s8);
+  c.slots4 = slots(4, len4, s4);
+  c.slots8 = slots(8, len8, s8);
   const double weight = s8.row_lanes < kWarpLanes ? r.delta8_slot_cost_two_rows : r.delta8_slot_cost;
   const double cost8 = c.slots8 * weight;
   const auto pct = [](double v) { return std::to_string(static_cast<long long>(std::llround(v * 100))) + " %"; };
