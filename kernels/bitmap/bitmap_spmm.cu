@@ -19,6 +19,7 @@
 #include "kernels/common/conversions.cuh"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_types.cuh"
+#include "kernels/common/stream_scratch.hpp"
 #include "reference/bitmap/bitmap_layout.hpp"
 
 namespace warpsparse::gpu {
@@ -344,12 +345,11 @@ void run(const DeviceBitmap<T>& a, const T* x, TY* y, float alpha, float beta, c
   using namespace bitmap_detail;
   const std::int64_t tr = bitmap::tile_rows(a.rows), kt = bitmap::k_tiles(a.cols);
   const std::int64_t outputs = a.rows * s.batch;
-  float* partials = nullptr;
-  if (s.parts > 1) {
-    const std::size_t need = static_cast<std::size_t>(outputs) * static_cast<std::size_t>(s.parts);
-    if (a.partials.size() < need) a.partials = DeviceBuffer<float>(need);
-    partials = a.partials.get();
-  }
+  // The parts' fp32 partial sums, this launch's own (stream_scratch.hpp: safe on two streams and in
+  // graphs).
+  const StreamScratch<float> scratch(
+      s.parts > 1 ? static_cast<std::size_t>(outputs) * static_cast<std::size_t>(s.parts) : 0, stream);
+  float* const partials = scratch.get();
   const StageBytes stage = stage_bytes(s.batch, a.max_chunk_values);
   const int smem = 2 * stage.block();
   Args<TD> p{reinterpret_cast<const unsigned char*>(a.bitmaps.get()),

@@ -23,9 +23,6 @@ struct DeviceBitmap {
   DeviceBuffer<std::int64_t> row_base;
   DeviceBuffer<T> values;  // padded with a few zeros: the kernel copies whole 16-byte pieces
   std::int64_t max_chunk_values = 0;  // sizes the kernel's shared-memory stages
-  // The parts' fp32 partial sums (Schedule::parts > 1), grown by the first launch that needs more:
-  // two launches of one matrix must not run at the same time (on two streams).
-  mutable DeviceBuffer<float> partials;
   // Bytes of the format's arrays, which one launch reads.
   std::uint64_t bytes() const { return values.bytes() + bitmaps.bytes() + tile_off.bytes() + row_base.bytes(); }
 };

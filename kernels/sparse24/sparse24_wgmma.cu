@@ -43,6 +43,7 @@
 #include "kernels/common/conversions.cuh"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/stream_scratch.hpp"
 #include "kernels/sparse24/sparse24_launch.hpp"
 #include "kernels/sparse24/sparse24_wgmma_probe.hpp"
 #include "reference/sparse24/sparse24_layout.hpp"
@@ -575,16 +576,6 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
-// The split-K workspace (tail partials), grown by the first launch that needs more: two split
-// launches must not run at the same time (on two streams).
-float* split_workspace(std::size_t floats) {
-  static std::mutex m;
-  static warpsparse::gpu::DeviceBuffer<float> ws;
-  const std::lock_guard<std::mutex> lock(m);
-  if (ws.size() < floats) ws = warpsparse::gpu::DeviceBuffer<float>(floats);
-  return ws.get();
-}
-
 // Split-K's second pass: each output of a tail tile (blockIdx.x) is its parts' fp32 partial sums
 // added in part order, then converted once. One thread per output: the tile's rows and columns
 // inside M and N, numbered row-major (blockIdx.y, threadIdx.x), so a warp reads consecutive
@@ -635,8 +626,10 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const SplitPlan plan = split_plan(g.m, g.n, g.k, S::kBM, S::kBN, g.cols_padded / kBK, sms);
   const long long grid = std::min<long long>(plan.units(), sms);
-  float* const partials =
-      plan.split() ? split_workspace(static_cast<std::size_t>(plan.tail) * plan.parts * S::kBM * S::kBN) : nullptr;
+  // The tail partials, this launch's own (stream_scratch.hpp: safe on two streams and in graphs).
+  const warpsparse::gpu::StreamScratch<float> scratch(
+      plan.split() ? static_cast<std::size_t>(plan.tail) * plan.parts * S::kBM * S::kBN : 0, stream);
+  float* const partials = scratch.get();
   kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
                                                                         partials, g.m, g.n, g.rows_padded,
                                                                         g.cols_padded, g.ldc, plan);

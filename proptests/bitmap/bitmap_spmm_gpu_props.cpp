@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "kernels/bitmap/bitmap_spmm.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "proptests/gpu_props_common.hpp"
+#include "proptests/stream_safety.hpp"
 #include "reference/bitmap/bitmap_format.hpp"
 #include "reference/bitmap/bitmap_schedule.hpp"
 #include "reference/bitmap/bitmap_spmm_model.hpp"
@@ -167,4 +169,35 @@ TEST_CASE("bitmap SpMM refuses a schedule it cannot run", "[gpu][bitmap]") {
   };
   CHECK_THROWS_WITH(run(17, 1), Catch::Contains("batch 17"));
   CHECK_THROWS_WITH(run(4, 4), Catch::Contains("4 parts for 3 k tiles"));
+}
+
+TEST_CASE("bitmap SpMM in parts runs on two streams at once and from a CUDA graph", "[gpu][bitmap]") {
+  // One matrix, two vector sets: both jobs' partials are live at once. Big enough that the two
+  // streams' launches overlap on the device.
+  const Case c{2048, 8192, 0.5, 8, 8, 1, 0, false, 21};
+  const Bitmap<half> a = encode_bitmap(random_matrix<half>(c));
+  const gpu::DeviceBitmap<half> da = gpu::upload_bitmap(a);
+  std::mt19937_64 rng(c.seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto make_job = [&](const char* name, int batch, int parts) {
+    std::vector<half> x(static_cast<std::size_t>(c.cols * batch));
+    for (auto& v : x) v = from_float<half>(u(rng));
+    auto dx = std::make_shared<gpu::DeviceBuffer<half>>(x);
+    const std::size_t n = static_cast<std::size_t>(c.rows * batch);
+    auto dy = std::make_shared<gpu::DeviceBuffer<float>>(n * gpu_props::kStreamSlots);
+    const bitmap::Schedule s{batch, parts};
+    return gpu_props::StreamJob{
+        name,
+        [&da, dx, dy, n, s](cudaStream_t st, int slot) {
+          gpu::bitmap_spmm<half, float>(da, dx->get(), dy->get() + n * static_cast<std::size_t>(slot), 1, 0, s, st);
+        },
+        [dy, n](int slot) {
+          std::vector<std::uint8_t> out(n * sizeof(float));
+          WS_CUDA(cudaMemcpy(out.data(), dy->get() + n * static_cast<std::size_t>(slot), out.size(), cudaMemcpyDeviceToHost));
+          return out;
+        }};
+  };
+  const gpu_props::StreamJob j0 = make_job("B = 8 in 4 parts", 8, 4), j1 = make_job("B = 16 in 8 parts", 16, 8);
+  const gpu_props::StreamJob larger = make_job("B = 16 in 32 parts", 16, 32);
+  REQUIRE(gpu_props::check_streams_and_graph(j0, j1, [&](cudaStream_t st) { larger.launch(st, 0); }) == "");
 }

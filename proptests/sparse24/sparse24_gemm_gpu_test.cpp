@@ -10,19 +10,24 @@
 //   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
 //   4. on an sm_90 device: the wgmma.sp tiles of kTiles on the same checks (--no-hopper skips them);
 //      their results are reported in their own summary line.
+//   5. on an sm_90 device: split-K launches on two streams at once and replayed from a CUDA graph,
+//      bit for bit equal to the same launches run alone.
 // Options: --seed S (replay), --quick (fewer shapes), --perf, --no-hopper, --tile SUBSTR (only the
-// tiles whose name contains SUBSTR, in the checks and in --perf).
+// tiles whose name contains SUBSTR, in the checks and in --perf), --streams-only (section 5 alone:
+// what compute-sanitizer runs over the scratch memory's stream order).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/sparse24/sparse24_gemm.hpp"
+#include "proptests/stream_safety.hpp"
 #include "reference/sparse24/sparse24_gemm_model.hpp"
 #include "reference/warp/mma_sp.hpp"
 
@@ -354,20 +359,59 @@ void perf_section(std::mt19937& rng, bool hopper) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// 5. Split-K's partials (the launch's own scratch) on two streams at once and from a CUDA graph
+// (proptests/stream_safety.hpp), with the tile the dispatch picks.
+int stream_section(std::mt19937& rng) {
+  using T = ws::bfloat16;
+  struct Weight {
+    ws::gpu::DeviceBuffer<T> b, c;
+    s24::gpu::DeviceMatrix<T> a;
+    int m, n, k;
+  };
+  auto make_job = [&](int m, int n, int k) {
+    const auto dense = s24::prune_2of4<T>(random_values<T>(static_cast<std::size_t>(m) * k, rng), m, k);
+    auto w = std::make_shared<Weight>();
+    w->a = s24::gpu::upload(s24::compress<T>(dense, m, k));
+    w->b = DeviceBuffer<T>(random_values<T>(static_cast<std::size_t>(k) * n, rng));
+    w->c = DeviceBuffer<T>(static_cast<std::size_t>(m) * n * ws::gpu_props::kStreamSlots);
+    w->m = m, w->n = n, w->k = k;
+    const std::size_t outs = static_cast<std::size_t>(m) * n;
+    return ws::gpu_props::StreamJob{
+        std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k),
+        [w, outs](cudaStream_t st, int slot) {
+          s24::gpu::gemm(w->a, w->b.get(), w->n, w->n, w->c.get() + outs * static_cast<std::size_t>(slot), w->n, st);
+        },
+        [w, outs](int slot) {
+          std::vector<std::uint8_t> out(outs * sizeof(T));
+          WS_CUDA(cudaMemcpy(out.data(), w->c.get() + outs * static_cast<std::size_t>(slot), out.size(),
+                             cudaMemcpyDeviceToHost));
+          return out;
+        }};
+  };
+  // Fewer output tiles than SMs: every one is split in K.
+  const auto j0 = make_job(1024, 16, 2048), j1 = make_job(2048, 16, 6144), larger = make_job(4096, 32, 8192);
+  const std::string fault = ws::gpu_props::check_streams_and_graph(j0, j1, [&](cudaStream_t st) { larger.launch(st, 0); });
+  std::printf("%s split-K on two streams and from a CUDA graph%s%s\n", fault.empty() ? "PASS" : "FAIL",
+              fault.empty() ? "" : ": ", fault.c_str());
+  return fault.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, perf = false, hopper = true;
+  bool quick = false, perf = false, hopper = true, streams_only = false;
   std::uint32_t seed = std::random_device{}();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--perf") perf = true;
     else if (a == "--no-hopper") hopper = false;
+    else if (a == "--streams-only") streams_only = true;
     else if (a == "--seed" && i + 1 < argc) seed = static_cast<std::uint32_t>(std::stoul(argv[++i]));
     else if (a == "--tile" && i + 1 < argc) g_tile_filter = argv[++i];
     else {
-      std::printf("usage: %s [--seed S] [--quick] [--perf] [--no-hopper] [--tile SUBSTR]\n", argv[0]);
+      std::printf("usage: %s [--seed S] [--quick] [--perf] [--no-hopper] [--tile SUBSTR] [--streams-only]\n", argv[0]);
       return 2;
     }
   }
@@ -383,6 +427,20 @@ int main(int argc, char** argv) {
     return 77;
   }
   std::mt19937 rng(seed);
+  if (streams_only) {
+    if (prop.major != 9) {
+      std::printf("SKIP sparse24_gemm_gpu_test --streams-only: split-K is the wgmma.sp kernel's, which needs sm_90\n");
+      return 77;
+    }
+    try {
+      const int f = stream_section(rng);
+      std::printf("%s: %d failing case(s)\n", f ? "FAILED" : "ALL PASSED", f);
+      return f ? 1 : 0;
+    } catch (const std::exception& e) {
+      std::printf("FAIL exception: %s\n", e.what());
+      return 1;
+    }
+  }
   int fails = 0;
   try {
     fails += probe_section<ws::bfloat16>(rng);
@@ -454,6 +512,7 @@ int main(int argc, char** argv) {
             hopper_fails += gemm_case<ws::bfloat16, ws::bfloat16>(sh, t, rng);
             hopper_fails += gemm_case<ws::half, float>(sh, t, rng);
           }
+        hopper_fails += stream_section(rng);
       } catch (const std::exception& e) {
         std::printf("FAIL wgmma.sp exception: %s\n", e.what());
         ++hopper_fails;

@@ -334,7 +334,7 @@ class DeviceBitmap {
   // sums at this batch on this device (bitmap::bound_chain of the policy's parts).
   std::int64_t bound_chain(int batch) const;
   // y (rows x batch) = alpha A x (cols x batch) + beta y, row-major, 1 <= batch <= bitmap_max_batch();
-  // y_elem f32 or the value type. One launch at a time per matrix (its split partials).
+  // y_elem f32 or the value type.
   void spmm(const void* x, void* y, Elem x_elem, Elem y_elem, int batch, float alpha, float beta,
             std::uintptr_t stream) const;
 

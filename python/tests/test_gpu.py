@@ -206,14 +206,21 @@ def test_sparse_linear_with_bitmap_tiles_follows_the_batch_rule(dtype, tokens):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("tokens", [4, 8])  # MACKO, then (d = 0.5, 8 vectors) the bitmap tiles
-def test_compile_fullgraph_and_cuda_graph(dtype, tokens):
+@pytest.mark.parametrize("tokens", [4, 8])
+@pytest.mark.parametrize("pattern", ["d=0.5", "2:4"])
+def test_compile_fullgraph_and_cuda_graph(dtype, tokens, pattern):
+    """d = 0.5: MACKO at 4 tokens, the bitmap tiles (in parts) at 8; 2:4: the 2:4 GEMM (split in K)
+    at both. The graph is replayed after a larger eager call, whose scratch must not be the graph's."""
     torch.manual_seed(1)
     lin = torch.nn.Linear(512, 256, device="cuda", dtype=dtype)
+    pruned = ws.prune(to_host(lin.weight), nm="2:4") if pattern == "2:4" else ws.prune(to_host(lin.weight), density=0.5)
     with torch.no_grad():
-        lin.weight.copy_(to_torch(ws.prune(to_host(lin.weight), density=0.5)))
+        lin.weight.copy_(to_torch(pruned))
     model = torch.nn.Sequential(wt.SparseLinear.from_dense(lin), torch.nn.ReLU())
-    assert model[0]._bitmap_for[tokens] == (tokens == 8)
+    if pattern == "2:4":
+        assert model[0]._gemm_from <= tokens
+    else:
+        assert model[0]._bitmap_for[tokens] == (tokens == 8)
     x = torch.randn(tokens, 512, device="cuda", dtype=dtype)
     eager = model(x)
     compiled = torch.compile(model, fullgraph=True)
@@ -227,6 +234,7 @@ def test_compile_fullgraph_and_cuda_graph(dtype, tokens):
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         static_y = model(static_x)
+    model(torch.randn(16, 512, device="cuda", dtype=dtype))  # more partials than the captured call
     static_x.copy_(x * 2)
     g.replay()
     torch.cuda.synchronize()

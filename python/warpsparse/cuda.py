@@ -98,7 +98,7 @@ def macko_spmv(A, x, out=None, stream=None, schedule=None, alpha=1.0, beta=0.0):
 def bitmap_spmm(A, x, out=None, stream=None, alpha=1.0, beta=0.0):
     """out = alpha * A @ x + beta * out for x of shape (cols,) or (cols, B), 1 <= B <= 16, on tensor
     cores (fp32 sums, within A.bound_chain(B)'s bound, not in a fixed order). x must be finite: a
-    tile's zeros are multiplied too. One call at a time per matrix. Returns out."""
+    tile's zeros are multiplied too. Returns out."""
     h = stream_handle(stream)
     res = _cuda.bitmap_spmm(A, _arg(x, h), None if out is None else _arg(out, h), h, float(alpha), float(beta))
     return out if out is not None else res
