@@ -214,7 +214,10 @@ class CusparseLtKernel final : public Gemm24Kernel {
     plan_ok_ = true;
 
     // The harness's A is 2:4 already; cuSPARSELt must agree (same direction, same groups).
+    // The check sets the flag where it finds a broken group and leaves it otherwise (seen on the
+    // H100: uncleared, it read back as whatever the memory held before), so it starts at 0.
     gpu::DeviceBuffer<int> valid(1);
+    WS_CUDA(cudaMemsetAsync(valid.get(), 0, sizeof(int), stream));
     check(api_->prune_check(&handle_, &matmul_, p.a, valid.get(), stream), "cusparseLtSpMMAPruneCheck");
     int v = -1;
     WS_CUDA(cudaMemcpyAsync(&v, valid.get(), sizeof v, cudaMemcpyDeviceToHost, stream));
