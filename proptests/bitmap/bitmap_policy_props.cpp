@@ -85,14 +85,16 @@ TEST_CASE("batches 9 to 16 run on the bitmap kernel at any density") {
     }
 }
 
-TEST_CASE("a 2:4 weight held as 2:4 runs batches of >= 3 vectors on the 2:4 GEMM, smaller ones as without it") {
+TEST_CASE("a 2:4 weight held as 2:4 runs batches of >= 3 vectors at d >= 0.45 on the 2:4 GEMM, others as without it") {
   CHECK(bm::kRules.sparse24_min_batch == 3);
+  CHECK(bm::kRules.sparse24_min_density == 0.45);
   for (int b = 1; b <= bm::kBatchMax; ++b)
     for (const double d : kDensities) {
       const bm::BatchChoice with = bm::choose_batch_kernel(d, b, true), without = bm::choose_batch_kernel(d, b);
       INFO("batch " << b << " density " << d << ": " << with.why);
-      CHECK((with.kernel == bm::BatchKernel::sparse24) == (b >= 3));
-      if (b < 3) {
+      const bool gemm = b >= 3 && d >= 0.45;
+      CHECK((with.kernel == bm::BatchKernel::sparse24) == gemm);
+      if (!gemm) {
         CHECK(with.kernel == without.kernel);
         CHECK(with.why == without.why);
       } else {

@@ -406,6 +406,9 @@ def test_batch_kernel_follows_the_policy():
     assert kernel == "macko" and macko_batch == 4 and "runs as 4" in why
     # Dense enough and 8 vectors: the tensor cores; sparse: MACKO, whose time falls with the nonzeros.
     assert ws.batch_kernel(0.9, 8)[0] == "bitmap" and ws.batch_kernel(0.05, 8)[0] == "macko"
+    # A weight held as 2:4 too: the 2:4 GEMM from 3 vectors at d >= 0.45, where it was measured.
+    assert [ws.batch_kernel(0.5, b, sparse24=True)[0] for b in (1, 2, 3, 8, 16)] == ["macko"] * 2 + ["sparse24"] * 3
+    assert ws.batch_kernel(0.1, 8, sparse24=True)[0] == "macko"
     for bad in [(0.5, 0), (0.5, 17), (-0.1, 4), (1.5, 4)]:
         with pytest.raises(ValueError):
             ws.batch_kernel(*bad)

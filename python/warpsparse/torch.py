@@ -151,8 +151,8 @@ class SparseLinear(torch.nn.Module):
         self._chunk = _BITMAP_MAX if bitmap is not None else _BATCHES[-1]
         self._bitmap_for = {t: bitmap is not None and (macko is None or batch_kernel(density, t)[0] == "bitmap")
                             for t in range(1, self._chunk + 1)}
-        # The fewest tokens that run the 2:4 GEMM (every count past the batched kernels' too). The
-        # rule's 2:4 choice does not read the density, and a 2:4 weight's is at most 0.5.
+        # The fewest tokens that run the 2:4 GEMM (every count past the batched kernels' too); a 2:4
+        # weight's density is at most 0.5, the value taken when it is not given.
         self._gemm_from = None
         if sparse24 is not None:
             self._gemm_from = 1 if macko is None and bitmap is None else next(

@@ -29,6 +29,7 @@
 #include "reference/macko/macko_format.hpp"
 #include "reference/macko/macko_policy.hpp"
 #include "reference/macko/macko_verify.hpp"
+#include "reference/sparse24/sparse24_layout.hpp"
 #include "tools/warpsparse/commands.hpp"
 
 namespace warpsparse::cli {
@@ -637,8 +638,26 @@ ec::EcParams plan_ec_params(const PlanArgs& a) {
   return p;
 }
 
-// plan --batch B >= 2: which kernel multiplies the B vectors (MACKO's CUDA-core batch kernels or the
-// bitmap-tile tensor-core SpMM, bitmap::choose_batch_kernel) and why; the bitmap kernel's schedule.
+// Whether every row holds at most sparse24::kKeep nonzeros in each group of sparse24::kGroup
+// columns: the weights the 2:4 GEMM takes (padding elements hold zeros and are not counted).
+template <class T>
+bool is_2of4(const Macko<T>& a) {
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    std::int64_t c = -1, group = -1;
+    int in_group = 0;
+    for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      c += std::int64_t{a.delta(k)} + 1;
+      if (is_zero(a.values[k])) continue;
+      if (c / sparse24::kGroup != group) group = c / sparse24::kGroup, in_group = 0;
+      if (++in_group > sparse24::kKeep) return false;
+    }
+  }
+  return true;
+}
+
+// plan --batch B >= 2: which kernel multiplies the B vectors (MACKO's CUDA-core batch kernels, the
+// bitmap-tile tensor-core SpMM, or the 2:4 GEMM for a 2:4 matrix: bitmap::choose_batch_kernel) and
+// why; the bitmap kernel's schedule.
 void plan_batch_kernel(const PlanArgs& a, const macko::MatrixStats& stats, const DeviceFacts& facts,
                        const bitmap::BatchChoice& bc, nlohmann::json& j) {
   const bool on_bitmap = bc.kernel == bitmap::BatchKernel::bitmap;
@@ -647,12 +666,15 @@ void plan_batch_kernel(const PlanArgs& a, const macko::MatrixStats& stats, const
     nlohmann::json& k = j["batch_kernel"] = {{"kernel", bitmap::to_string(bc.kernel)}, {"why", bc.why}};
     if (on_bitmap)
       k["schedule"] = schedule;
-    else
+    else if (bc.kernel == bitmap::BatchKernel::macko)
       k["macko_batch"] = bc.macko_batch;
     return;
   }
   if (on_bitmap)
     fmt::print("batch kernel   bitmap ({}: {}x{} bitmap tiles on tensor cores)\n", schedule, bitmap::kTile, bitmap::kTile);
+  else if (bc.kernel == bitmap::BatchKernel::sparse24)
+    fmt::print("batch kernel   sparse24 (the 2:4 GEMM, N = {}; for a layer that holds W as 2:4 too, as SparseLinear does)\n",
+               a.batch);
   else if (bc.macko_batch != a.batch)
     fmt::print("batch kernel   macko (batch {} runs as {})\n", a.batch, bc.macko_batch);
   else
@@ -668,7 +690,7 @@ template <class T, class MakeEc>
 void plan_formats(const PlanArgs& a, const Macko<T>& m, MakeEc make_ec) {
   const DeviceFacts& facts = known_gpu(a.gpu);
   const macko::MatrixStats stats = macko::matrix_stats(m);
-  const bitmap::BatchChoice bc = bitmap::choose_batch_kernel(stats.density, a.batch);
+  const bitmap::BatchChoice bc = bitmap::choose_batch_kernel(stats.density, a.batch, a.batch >= 2 && is_2of4(m));
   if (a.batch < 1 || a.batch > bitmap::kBatchMax) throw Error("plan: " + bc.why);
   const macko::Plan plan = macko::plan_schedule(stats, facts, bc.macko_batch);
   const int variant = macko::compiled_variant(plan.schedule, m.delta_bits);
