@@ -217,7 +217,7 @@ expect(encode-24 0 "s24.safetensors: 2:4 3x8 \\(stored 128x64\\)" encode --forma
 # group, or 2:4 at d = 0.375 (pruned: a group of w.npy held one), stays on MACKO.
 file(WRITE "${WORK}/half24.mtx" "${head}2 8 8\n1 1 1\n1 3 2\n1 6 3\n1 7 4\n2 2 5\n2 3 6\n2 5 7\n2 8 8\n")
 file(WRITE "${WORK}/not24.mtx" "${head}2 8 8\n1 1 1\n1 3 2\n1 4 9\n1 7 4\n2 2 5\n2 3 6\n2 5 7\n2 8 8\n")
-expect(plan-batch-kernel-24 0 "batch kernel +sparse24 \\(the 2:4 GEMM, N = 4;.*\n +because +a 2:4 weight at density 0\\.500 >= 0\\.45, batch 4 >= 3" plan --batch 4 "${WORK}/half24.mtx")
+expect(plan-batch-kernel-24 0 "batch kernel +sparse24 \\(the 2:4 GEMM on the 4 vectors;.*\n +because +a 2:4 weight at density 0\\.500 >= 0\\.45, batch 4 >= 3" plan --batch 4 "${WORK}/half24.mtx")
 expect(plan-batch-kernel-not-24 0 "batch kernel +macko \\(batch 4\\)" plan --batch 4 "${WORK}/not24.mtx")
 expect(plan-batch-kernel-sparse-24 0 "batch kernel +macko \\(batch 4\\)" plan --batch 4 "${WORK}/pruned.safetensors:w")
 expect(prune-density 0 "kept 6 nonzeros of 24 elements \\(density 0.2500\\)" prune --density 0.25 --per tensor "${WORK}/w.npy" "${WORK}/p25.safetensors")

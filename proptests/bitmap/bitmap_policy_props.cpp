@@ -90,7 +90,7 @@ TEST_CASE("a 2:4 weight held as 2:4 runs batches of >= 3 vectors at d >= 0.45 on
   CHECK(bm::kRules.sparse24_min_density == 0.45);
   for (int b = 1; b <= bm::kBatchMax; ++b)
     for (const double d : kDensities) {
-      const bm::BatchChoice with = bm::choose_batch_kernel(d, b, true), without = bm::choose_batch_kernel(d, b);
+      const bm::BatchChoice with = bm::choose_batch_kernel(d, b, {.sparse24 = true}), without = bm::choose_batch_kernel(d, b);
       INFO("batch " << b << " density " << d << ": " << with.why);
       const bool gemm = b >= 3 && d >= 0.45;
       CHECK((with.kernel == bm::BatchKernel::sparse24) == gemm);
@@ -102,8 +102,18 @@ TEST_CASE("a 2:4 weight held as 2:4 runs batches of >= 3 vectors at d >= 0.45 on
       }
     }
   CHECK(std::string(bm::to_string(bm::BatchKernel::sparse24)) == "sparse24");
+  // Where MACKO gathers x through L1, 2 vectors already take the GEMM; 1 never does, nor an
+  // unstructured weight.
+  for (const double d : kDensities) {
+    const bool dense_enough = d >= 0.45;
+    CHECK((bm::choose_batch_kernel(d, 2, {.sparse24 = true, .macko_x_l1 = true}).kernel == bm::BatchKernel::sparse24) ==
+          dense_enough);
+    CHECK(bm::choose_batch_kernel(d, 1, {.sparse24 = true, .macko_x_l1 = true}).kernel != bm::BatchKernel::sparse24);
+    CHECK(bm::choose_batch_kernel(d, 2, {.macko_x_l1 = true}).kernel == bm::choose_batch_kernel(d, 2).kernel);
+  }
+  CHECK(has(bm::choose_batch_kernel(0.5, 2, {.sparse24 = true, .macko_x_l1 = true}).why, "x through L1"));
   // Out of range stays refused.
-  CHECK(bm::choose_batch_kernel(0.5, 17, true).kernel == bm::BatchKernel::macko);
+  CHECK(bm::choose_batch_kernel(0.5, 17, {.sparse24 = true}).kernel == bm::BatchKernel::macko);
 }
 
 TEST_CASE("the rules are data: other thresholds move the boundaries") {
@@ -113,7 +123,7 @@ TEST_CASE("the rules are data: other thresholds move the boundaries") {
   for (int b = 1; b <= 8; ++b)
     for (const double d : kDensities) {
       INFO("batch " << b << " density " << d);
-      CHECK((bm::choose_batch_kernel(d, b, false, r).kernel == bm::BatchKernel::bitmap) == (b >= 3 && d >= 0.2));
+      CHECK((bm::choose_batch_kernel(d, b, {}, r).kernel == bm::BatchKernel::bitmap) == (b >= 3 && d >= 0.2));
     }
 }
 

@@ -286,10 +286,10 @@ PYBIND11_MODULE(_warpsparse, m) {
     return d;
   }, arg("matrix"), arg("gpu") = "h100", arg("batch") = 1);
   m.def("compiled_batches", &compiled_batches);
-  m.def("batch_kernel", [](double density, int batch, bool sparse24) {
-    const BatchKernelChoice c = batch_kernel(density, batch, sparse24);
+  m.def("batch_kernel", [](double density, int batch, bool sparse24, bool macko_x_l1) {
+    const BatchKernelChoice c = batch_kernel(density, batch, sparse24, macko_x_l1);
     return pb::make_tuple(c.kernel, c.macko_batch, c.why);
-  }, arg("density"), arg("batch"), arg("sparse24") = false);
+  }, arg("density"), arg("batch"), arg("sparse24") = false, arg("macko_x_l1") = false);
   m.def("bitmap_max_batch", &bitmap_max_batch);
 
   m.def("effd", &effd, arg("density"), arg("value_bits") = 16, arg("delta_bits") = 4, arg("rows") = 0, arg("cols") = 0);

@@ -338,7 +338,9 @@ void bind_cuda(pb::module_& m) {
       .def_property_readonly("value_type", &DeviceMacko::value_type)
       .def_property_readonly("device", &DeviceMacko::device)
       .def_property_readonly("bytes", &DeviceMacko::bytes)
-      .def("schedule", &DeviceMacko::schedule, arg("batch") = 1, "the schedule the policy picks for this many vectors");
+      .def("schedule", &DeviceMacko::schedule, arg("batch") = 1, "the schedule the policy picks for this many vectors")
+      .def("gathers_x_through_l1", &DeviceMacko::gathers_x_through_l1, arg("tokens"),
+           "whether MACKO's schedule for this many vectors gathers x through L1 (not shared memory)");
   m.def("upload_macko", &upload_macko, arg("matrix"));
   m.def("macko_spmv", &macko_spmv, arg("a"), arg("x"), arg("out"), arg("stream"), arg("schedule"), arg("alpha"), arg("beta"));
   m.def("time_launches", [](const DeviceMacko& a, const pb::handle& x, const pb::handle& out, int iters, std::uintptr_t stream) {

@@ -247,13 +247,14 @@ PlanInfo plan(const Macko& m, const std::string& gpu, int batch);
 std::vector<int> compiled_batches();
 // Which kernel multiplies a matrix of this density by `batch` vectors (bitmap::choose_batch_kernel):
 // "macko" (at MACKO batch macko_batch), "bitmap", or, for a 2:4 weight held as 2:4 too (sparse24),
-// "sparse24" (the 2:4 GEMM); and why.
+// "sparse24" (the 2:4 GEMM); and why. macko_x_l1: MACKO's schedule for the batch gathers x through
+// L1 (DeviceMacko::gathers_x_through_l1).
 struct BatchKernelChoice {
   std::string kernel;
   int macko_batch = 1;
   std::string why;
 };
-BatchKernelChoice batch_kernel(double density, int batch, bool sparse24 = false);
+BatchKernelChoice batch_kernel(double density, int batch, bool sparse24 = false, bool macko_x_l1 = false);
 // The largest batch the bitmap-tile kernel takes.
 int bitmap_max_batch();
 
@@ -288,6 +289,9 @@ class DeviceMacko {
   std::uint64_t bytes() const;
   // The schedule the policy picks on this device for `batch` vectors (macko::choose_schedule).
   std::string schedule(int batch) const;
+  // Whether that schedule, for the MACKO batch that runs `tokens` vectors, gathers x through L1
+  // rather than shared memory (false where MACKO has no kernel for it).
+  bool gathers_x_through_l1(int tokens) const;
   // y (rows x batch) = alpha A x (cols x batch) + beta y, row-major; y_elem f32 or the value type.
   // schedule "": the policy's.
   void spmv(const void* x, void* y, Elem x_elem, Elem y_elem, int batch, float alpha, float beta,

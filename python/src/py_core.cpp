@@ -568,11 +568,11 @@ PlanInfo plan(const Macko& m, const std::string& gpu, int batch) {
   }, m.impl()->m);
 }
 
-BatchKernelChoice batch_kernel(double density, int batch, bool sparse24) {
+BatchKernelChoice batch_kernel(double density, int batch, bool sparse24, bool macko_x_l1) {
   if (!(density >= 0.0 && density <= 1.0)) throw std::invalid_argument("density must be in [0, 1], got " + std::to_string(density));
   if (batch < 1 || batch > bitmap::kBatchMax)
     throw std::invalid_argument("batch must be in 1.." + std::to_string(bitmap::kBatchMax) + ", got " + std::to_string(batch));
-  const bitmap::BatchChoice c = bitmap::choose_batch_kernel(density, batch, sparse24);
+  const bitmap::BatchChoice c = bitmap::choose_batch_kernel(density, batch, {.sparse24 = sparse24, .macko_x_l1 = macko_x_l1});
   return {bitmap::to_string(c.kernel), c.macko_batch, c.why};
 }
 int bitmap_max_batch() { return bitmap::kBatchMax; }

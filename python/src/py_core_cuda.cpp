@@ -128,6 +128,10 @@ const macko::Schedule& policy_schedule(const DeviceMacko::Impl& impl, int batch)
 }  // namespace
 
 std::string DeviceMacko::schedule(int batch) const { return macko::to_string(policy_schedule(*impl_, batch)); }
+bool DeviceMacko::gathers_x_through_l1(int tokens) const {
+  const auto it = impl_->policy.find(macko::batch_for(tokens));
+  return it != impl_->policy.end() && !it->second.x_shared;
+}
 
 void DeviceMacko::spmv(const void* x, void* y, Elem x_elem, Elem y_elem, int batch, float alpha, float beta,
                        const std::string& schedule, std::uintptr_t stream) const {

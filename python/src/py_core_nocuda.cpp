@@ -22,6 +22,7 @@ std::string DeviceMacko::value_type() const { no_cuda(); }
 int DeviceMacko::device() const { no_cuda(); }
 std::uint64_t DeviceMacko::bytes() const { no_cuda(); }
 std::string DeviceMacko::schedule(int) const { no_cuda(); }
+bool DeviceMacko::gathers_x_through_l1(int) const { no_cuda(); }
 void DeviceMacko::spmv(const void*, void*, Elem, Elem, int, float, float, const std::string&, std::uintptr_t) const { no_cuda(); }
 double DeviceMacko::time_launches(const void*, void*, Elem, int, int, std::uintptr_t) const { no_cuda(); }
 

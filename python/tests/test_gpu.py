@@ -263,6 +263,29 @@ def test_sparse_linear_2_4_runs_the_gemm_from_3_tokens(dtype, tokens):
     assert (np.abs(got - exact.T) <= bound.T).all()
 
 
+def test_sparse_linear_2_4_takes_the_gemm_at_2_tokens_where_macko_gathers_x_through_l1():
+    # 28672 columns: MACKO's 2-vector schedule on the H100 reads x through L1, where its gathers of
+    # 2:4 rows are slow (bitmap::Rules::sparse24_min_batch); the layer follows what the device says.
+    torch.manual_seed(4)
+    lin = torch.nn.Linear(28672, 64, bias=False, device="cuda", dtype=torch.float16)
+    w = ws.prune(to_host(lin.weight), nm="2:4")
+    with torch.no_grad():
+        lin.weight.copy_(to_torch(w))
+    sl = wt.SparseLinear.from_dense(lin)
+    l1 = sl._macko.gathers_x_through_l1(2)
+    if "H100" in torch.cuda.get_device_name():
+        assert l1  # the schedule the H100's rules give this shape (warpsparse plan --batch 2)
+    assert sl._gemm_from == (2 if l1 else 3)
+    x = torch.randn(2, 28672, device="cuda", dtype=torch.float16)
+    got = to_host(sl(x).float()).astype(np.float64)
+    xs = to_host(x.t().contiguous())
+    if l1:
+        exact, bound = ws.sparse24_oracle_bound(ws.encode_sparse24(w), xs, out_dtype=np.float16)
+    else:
+        exact, bound = ws.macko_oracle_bound(ws.encode_macko(w, align_rows=True), xs, chain=28672, out_dtype=np.float16)
+    assert (np.abs(got - exact.T) <= bound.T).all()
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_sparse24_against_torch_semi_structured(dtype):
     torch.manual_seed(2)

@@ -409,6 +409,9 @@ def test_batch_kernel_follows_the_policy():
     # A weight held as 2:4 too: the 2:4 GEMM from 3 vectors at d >= 0.45, where it was measured.
     assert [ws.batch_kernel(0.5, b, sparse24=True)[0] for b in (1, 2, 3, 8, 16)] == ["macko"] * 2 + ["sparse24"] * 3
     assert ws.batch_kernel(0.1, 8, sparse24=True)[0] == "macko"
+    # ... and from 2 where MACKO's 2-vector schedule gathers x through L1.
+    assert ws.batch_kernel(0.5, 2, sparse24=True, macko_x_l1=True)[0] == "sparse24"
+    assert ws.batch_kernel(0.5, 1, sparse24=True, macko_x_l1=True)[0] == "macko"
     for bad in [(0.5, 0), (0.5, 17), (-0.1, 4), (1.5, 4)]:
         with pytest.raises(ValueError):
             ws.batch_kernel(*bad)

@@ -128,7 +128,8 @@ class SparseLinear(torch.nn.Module):
     """y = x W^T + b with W sparse on the GPU. Each token count runs the kernel warpsparse.batch_kernel
     picks for W's density among the formats held: MACKO (CUDA cores, compiled for 1, 2, 4, 8 vectors),
     the bitmap-tile SpMM (tensor cores, 1-16), or the 2:4 GEMM when W is held as 2:4 (from 3 tokens on,
-    and at any count when it is the only format). Without the GEMM, more tokens than the batched
+    from 2 where MACKO's 2-vector schedule gathers x through L1, and at any count when it is the only
+    format). Without the GEMM, more tokens than the batched
     kernels take run in chunks (16 with bitmap tiles, 8 without). Input (..., in_features) in the
     weight's dtype (float16 or bfloat16)."""
 
@@ -157,7 +158,8 @@ class SparseLinear(torch.nn.Module):
         if sparse24 is not None:
             self._gemm_from = 1 if macko is None and bitmap is None else next(
                 (t for t in range(1, _BITMAP_MAX + 1)
-                 if batch_kernel(0.5 if density is None else density, t, sparse24=True)[0] == "sparse24"),
+                 if batch_kernel(0.5 if density is None else density, t, sparse24=True,
+                                 macko_x_l1=macko is not None and macko.gathers_x_through_l1(t))[0] == "sparse24"),
                 _BITMAP_MAX + 1)
         self.bias = torch.nn.Parameter(bias.detach().clone(), requires_grad=False) if bias is not None else None
 

@@ -37,12 +37,20 @@ struct Rules {
   int bitmap_min_batch = 5;
   double bitmap_min_density = 0.45;  // up to batch 8, where MACKO has kernels
   // A 2:4 weight held as a 2:4 matrix too runs batches of this many vectors or more on the 2:4 GEMM
-  // (N padded): on 2:4 rows MACKO's batch kernels fall far behind, and the GEMM's time hardly grows
-  // with N. H100, 12288 x 12288 / 28672 x 8192 / 8192 x 28672, 2:4 rows (2026-11-27): the GEMM (bf16)
-  // at N = 16 77 / 105 / 106 us; MACKO (fp16) at B = 8 199 / 294 / 306, at B = 4 73 / 110 / 287, at
-  // B = 2 69 / 102 / 169, at B = 1 68 / 102 / 103.
+  // (N padded to 16): MACKO's batch kernels fall behind on 2:4 rows, and the GEMM's time hardly grows
+  // with N. H100, twelve shapes at d = 0.5 (archive: macko_20261127T063842Z.csv for MACKO, fp16,
+  // sparse24_20261127T063930Z.csv for the GEMM, bf16): at B = 8 the GEMM
+  // beat MACKO 1.5-3.6x everywhere; at B = 3-4 (MACKO's B = 4) it ran 0.74-2.95x MACKO's speed: 2-7 %
+  // slower on 11008 x 4096, 12288^2 and 4096 x 11008 and 26 % on 4096^2 (20.4 against 15.1 us), up
+  // to 6 % faster on the other shapes with x in shared memory, 2.1-3.0x where it is not.
   int sparse24_min_batch = 3;
-  // ... at this density or more. The GEMM's time is that of half the columns whatever the weight's
+  // ... and batches of 2 or more where MACKO's schedule for the batch gathers x through L1 (not
+  // x_shared): there MACKO ran 2:4 rows 1.4-1.8x slower than unstructured rows of the
+  // same density (4096 x 14336, 5120 x 13824, 7168 x 28672, 8192 x 28672 at B = 2 and 4), and at
+  // B = 2 the GEMM took 95 / 105 us against MACKO's 147 / 169 on the last two. With x in shared
+  // memory MACKO runs 2:4 rows faster than unstructured ones; at B = 2 it beat the GEMM on nine of
+  // those ten shapes (not 5120 x 13824: 46.5 against 41.4 us).
+  // Both apply at this density or more. The GEMM's time is that of half the columns whatever the weight's
   // density, MACKO's and this kernel's fall with the nonzeros or the tiles; only d = 0.5 was measured,
   // so a sparser matrix that happens to be 2:4 (any matrix with few nonzeros) keeps the other rules.
   double sparse24_min_density = 0.45;
@@ -65,7 +73,7 @@ inline Schedule choose_schedule(std::int64_t rows, std::int64_t cols, int batch,
 // Which kernel multiplies a matrix of this density by `batch` vectors: MACKO's CUDA-core batch
 // kernels (compiled for 1, 2, 4 and 8 vectors; a batch in between runs at the next of them with
 // zero vectors), this tensor-core kernel (any batch up to 16), or, for a 2:4 weight also held as a
-// 2:4 matrix (`sparse24`), the 2:4 GEMM; and why.
+// 2:4 matrix, the 2:4 GEMM; and why.
 enum class BatchKernel { macko, bitmap, sparse24 };
 struct BatchChoice {
   BatchKernel kernel = BatchKernel::macko;
@@ -75,19 +83,27 @@ struct BatchChoice {
 inline const char* to_string(BatchKernel k) {
   return k == BatchKernel::macko ? "macko" : k == BatchKernel::bitmap ? "bitmap" : "sparse24";
 }
-inline BatchChoice choose_batch_kernel(double density, int batch, bool sparse24 = false, const Rules& r = kRules) {
+// What the rule knows of the matrix beyond its density.
+struct BatchFacts {
+  bool sparse24 = false;     // 2:4 along the columns, and held as a 2:4 matrix too
+  bool macko_x_l1 = false;   // MACKO's schedule for the batch gathers x through L1 (not x_shared)
+};
+inline BatchChoice choose_batch_kernel(double density, int batch, const BatchFacts& f = {}, const Rules& r = kRules) {
   BatchChoice c;
   if (batch < 1 || batch > kBatchMax) {
     c.why = "batch " + std::to_string(batch) + " is outside 1.." + std::to_string(kBatchMax);
     return c;
   }
   c.macko_batch = macko::batch_for(batch);
-  if (sparse24 && batch >= r.sparse24_min_batch && density >= r.sparse24_min_density) {
+  const bool gemm_batch = batch >= r.sparse24_min_batch || (batch >= 2 && f.macko_x_l1);
+  if (f.sparse24 && gemm_batch && density >= r.sparse24_min_density) {
     c.kernel = BatchKernel::sparse24;
     c.why = "a 2:4 weight at density " + std::to_string(density).substr(0, 5) + " >= " +
-            std::to_string(r.sparse24_min_density).substr(0, 4) + ", batch " + std::to_string(batch) + " >= " +
-            std::to_string(r.sparse24_min_batch) +
-            ": the 2:4 GEMM, whose time hardly grows with N, beats MACKO's batch kernels on 2:4 rows";
+            std::to_string(r.sparse24_min_density).substr(0, 4) + ", batch " + std::to_string(batch) +
+            (batch >= r.sparse24_min_batch
+                 ? " >= " + std::to_string(r.sparse24_min_batch) +
+                       ": the 2:4 GEMM, whose time hardly grows with N, beats MACKO's batch kernels on 2:4 rows"
+                 : " with MACKO's x through L1, where its gathers of 2:4 rows are slow: the 2:4 GEMM");
   } else if (batch > macko::kMaxBatch) {
     c.kernel = BatchKernel::bitmap;
     c.why = "batch " + std::to_string(batch) + " > " + std::to_string(macko::kMaxBatch) + ": MACKO has no kernel for it";

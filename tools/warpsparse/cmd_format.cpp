@@ -673,7 +673,7 @@ void plan_batch_kernel(const PlanArgs& a, const macko::MatrixStats& stats, const
   if (on_bitmap)
     fmt::print("batch kernel   bitmap ({}: {}x{} bitmap tiles on tensor cores)\n", schedule, bitmap::kTile, bitmap::kTile);
   else if (bc.kernel == bitmap::BatchKernel::sparse24)
-    fmt::print("batch kernel   sparse24 (the 2:4 GEMM, N = {}; for a layer that holds W as 2:4 too, as SparseLinear does)\n",
+    fmt::print("batch kernel   sparse24 (the 2:4 GEMM on the {} vectors; for a layer that holds W as 2:4 too, as SparseLinear does)\n",
                a.batch);
   else if (bc.macko_batch != a.batch)
     fmt::print("batch kernel   macko (batch {} runs as {})\n", a.batch, bc.macko_batch);
@@ -690,9 +690,11 @@ template <class T, class MakeEc>
 void plan_formats(const PlanArgs& a, const Macko<T>& m, MakeEc make_ec) {
   const DeviceFacts& facts = known_gpu(a.gpu);
   const macko::MatrixStats stats = macko::matrix_stats(m);
-  const bitmap::BatchChoice bc = bitmap::choose_batch_kernel(stats.density, a.batch, a.batch >= 2 && is_2of4(m));
-  if (a.batch < 1 || a.batch > bitmap::kBatchMax) throw Error("plan: " + bc.why);
-  const macko::Plan plan = macko::plan_schedule(stats, facts, bc.macko_batch);
+  if (a.batch < 1 || a.batch > bitmap::kBatchMax) throw Error("plan: " + bitmap::choose_batch_kernel(stats.density, a.batch).why);
+  // MACKO's plan for the batch it runs, which the batch rule reads (its x path).
+  const macko::Plan plan = macko::plan_schedule(stats, facts, macko::batch_for(a.batch));
+  const bitmap::BatchChoice bc = bitmap::choose_batch_kernel(
+      stats.density, a.batch, {.sparse24 = a.batch >= 2 && is_2of4(m), .macko_x_l1 = !plan.schedule.x_shared});
   const int variant = macko::compiled_variant(plan.schedule, m.delta_bits);
   nlohmann::json j;
   if (a.json) {
