@@ -1,5 +1,6 @@
 // Scratch device memory for one launch whose work is split into parts (split-K of the 2:4 GEMM, the
-// bitmap SpMM's parts): the parts' partial sums, written by one kernel and added by a second. One
+// bitmap SpMM's parts, MACKO's grid splits): the parts' partial sums, written by one kernel and added
+// by a second or by the last part to arrive, and MACKO's arrival counters. One
 // buffer kept by the library and grown on demand fails both ways users run layers: two streams at
 // once would share it, and a CUDA graph captured with it replays into freed memory once a later,
 // larger launch has grown it. So:
@@ -50,25 +51,26 @@ inline cudaMemPool_t device_pool(int dev) {
   return pools[dev];
 }
 
-// At least `bytes` of the stream's own buffer. Streams are told apart by cudaStreamGetId, which a
-// later stream never reuses (a handle may be). A stream's buffer is kept for the process's life:
-// the largest split launch's partials (at most tens of MB).
-inline void* stream_buffer(cudaStream_t stream, std::size_t bytes) {
+// At least `bytes` of the stream's own buffer (a second one for zeroed scratch). Streams are told
+// apart by cudaStreamGetId, which a later stream never reuses (a handle may be). A stream's buffers
+// are kept for the process's life: the largest split launch's partials (at most tens of MB).
+inline void* stream_buffer(cudaStream_t stream, std::size_t bytes, bool zeroed) {
   struct Buffer {
     void* p = nullptr;
     std::size_t bytes = 0;
   };
   static std::mutex m;
-  static std::unordered_map<unsigned long long, Buffer> buffers;
+  static std::unordered_map<unsigned long long, Buffer> buffers[2];
   unsigned long long id = 0;
   WS_CUDA(cudaStreamGetId(stream, &id));
   int dev = 0;
   WS_CUDA(cudaGetDevice(&dev));
   const std::lock_guard<std::mutex> lock(m);
-  Buffer& b = buffers[id];
+  Buffer& b = buffers[zeroed ? 1 : 0][id];
   if (b.bytes < bytes) {
     void* p = nullptr;
     WS_CUDA(cudaMallocFromPoolAsync(&p, bytes, device_pool(dev), stream));
+    if (zeroed) WS_CUDA(cudaMemsetAsync(p, 0, bytes, stream));
     if (b.p != nullptr) WS_CUDA(cudaFreeAsync(b.p, stream));  // after the launches queued before
     b = {p, bytes};
   }
@@ -76,22 +78,30 @@ inline void* stream_buffer(cudaStream_t stream, std::size_t bytes) {
 }
 }  // namespace scratch_detail
 
+// Zeroed: the memory holds zeros when the launch starts, and the launch leaves zeros behind (MACKO's
+// arrival counters, which the last part of each row sets back to 0), so a kept buffer is cleared
+// once, when it is allocated, and a captured one by a memset in the graph.
+enum class ScratchInit { none, zeroed };
+
 template <class T>
 class StreamScratch {
  public:
   // n elements for the work queued on `stream` while this object lives. Launches from several host
   // threads on one stream at once are not supported (their order on the stream is not defined either).
-  StreamScratch(std::size_t n, cudaStream_t stream) : stream_(stream) {
+  StreamScratch(std::size_t n, cudaStream_t stream, ScratchInit init = ScratchInit::none) : stream_(stream) {
     if (n == 0) return;
     require(n <= std::numeric_limits<std::size_t>::max() / sizeof(T), "stream scratch: size overflows");
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     WS_CUDA(cudaStreamIsCapturing(stream, &capture));
     captured_ = capture == cudaStreamCaptureStatusActive;
     void* p = nullptr;
-    if (captured_)
+    const bool zeroed = init == ScratchInit::zeroed;
+    if (captured_) {
       WS_CUDA(cudaMallocAsync(&p, n * sizeof(T), stream));  // the graph's own memory, whatever the pool
-    else
-      p = scratch_detail::stream_buffer(stream, n * sizeof(T));
+      if (zeroed) WS_CUDA(cudaMemsetAsync(p, 0, n * sizeof(T), stream));
+    } else {
+      p = scratch_detail::stream_buffer(stream, n * sizeof(T), zeroed);
+    }
     p_ = static_cast<T*>(p);
   }
   StreamScratch(const StreamScratch&) = delete;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/common/stream_scratch.hpp"
 #include "kernels/ec/ec_spmv.cuh"
 #include "kernels/ec/ec_spmv.hpp"
 #include "reference/ec/ec_schedule.hpp"
@@ -82,30 +83,33 @@ DeviceEc<T> upload_ec(const Ec<T>& a, const ec::Plan& plan) {
   d.lane_start = DeviceBuffer<std::uint32_t>(plan.lane_start);
   d.row_part_ptr = DeviceBuffer<std::uint32_t>(plan.row_part_ptr);
   d.row_parts = DeviceBuffer<std::uint32_t>(plan.row_parts);
-  d.partial_sums = DeviceBuffer<float>(static_cast<std::size_t>(plan.partials));
   return d;
 }
 
 template <class T, class TY>
-void ec_spmv(const DeviceEc<T>& a, const T* x, TY* y, float alpha, float beta, cudaStream_t stream) {
+void ec_spmv(const DeviceEc<T>& a, const T* x, TY* y, float alpha, float beta, cudaStream_t stream, float* partials) {
   if (a.rows == 0) return;
   using TD = device_t<T>;
   using TYD = device_t<TY>;
+  // Written by kernel 1, read by kernel 2: the caller's, or this stream's own, so one matrix may run
+  // on several streams at once and in CUDA graphs.
+  const StreamScratch<float> scratch(partials != nullptr ? 0 : static_cast<std::size_t>(a.partials), stream);
+  float* const partial_sums = partials != nullptr ? partials : scratch.get();
   ec_detail::for_each_set_launch(a, [&](const ec_detail::SetLaunch<TD>& s, auto variant) {
     ec_detail::ec_set_kernel<TD, decltype(variant)::value><<<s.grid, s.block, 0, stream>>>(
-        s.pieces, s.first, s.last, s.lane_start, s.values, s.deltas, reinterpret_cast<const TD*>(x), a.partial_sums.get());
+        s.pieces, s.first, s.last, s.lane_start, s.values, s.deltas, reinterpret_cast<const TD*>(x), partial_sums);
   });
   const std::int64_t blocks = std::min<std::int64_t>((a.rows + kRowThreads - 1) / kRowThreads, 0x7fffffff);
   ec_detail::ec_rows_kernel<TYD><<<dim3(static_cast<unsigned>(blocks)), dim3(kRowThreads), 0, stream>>>(
-      a.row_part_ptr.get(), a.row_parts.get(), a.partial_sums.get(), reinterpret_cast<TYD*>(y), a.rows, alpha, beta);
+      a.row_part_ptr.get(), a.row_parts.get(), partial_sums, reinterpret_cast<TYD*>(y), a.rows, alpha, beta);
   WS_CUDA(cudaGetLastError());
 }
 
 template DeviceEc<half> upload_ec<half>(const Ec<half>&, const ec::Plan&);
 template DeviceEc<bfloat16> upload_ec<bfloat16>(const Ec<bfloat16>&, const ec::Plan&);
-template void ec_spmv<half, half>(const DeviceEc<half>&, const half*, half*, float, float, cudaStream_t);
-template void ec_spmv<half, float>(const DeviceEc<half>&, const half*, float*, float, float, cudaStream_t);
-template void ec_spmv<bfloat16, bfloat16>(const DeviceEc<bfloat16>&, const bfloat16*, bfloat16*, float, float, cudaStream_t);
-template void ec_spmv<bfloat16, float>(const DeviceEc<bfloat16>&, const bfloat16*, float*, float, float, cudaStream_t);
+template void ec_spmv<half, half>(const DeviceEc<half>&, const half*, half*, float, float, cudaStream_t, float*);
+template void ec_spmv<half, float>(const DeviceEc<half>&, const half*, float*, float, float, cudaStream_t, float*);
+template void ec_spmv<bfloat16, bfloat16>(const DeviceEc<bfloat16>&, const bfloat16*, bfloat16*, float, float, cudaStream_t, float*);
+template void ec_spmv<bfloat16, float>(const DeviceEc<bfloat16>&, const bfloat16*, float*, float, float, cudaStream_t, float*);
 
 }  // namespace warpsparse::gpu

@@ -56,12 +56,11 @@ struct DeviceEc {
   DeviceBuffer<std::uint8_t> deltas;  // every set's deltas, each padded to 16 bytes
   DeviceBuffer<std::uint32_t> piece_table;  // 4 per piece: step_begin, step_end, partial, set
   DeviceBuffer<std::uint32_t> lane_start, row_part_ptr, row_parts;
-  // Written by kernel 1, read by kernel 2: two launches on one DeviceEc must not overlap.
-  DeviceBuffer<float> partial_sums;
-  // Bytes one launch reads: the format's arrays and the plan's tables.
+  // Bytes one launch moves: the format's arrays, the plan's tables, and the `partials` fp32 sums
+  // kernel 1 writes and kernel 2 reads (in the launch's scratch: kernels/common/stream_scratch.hpp).
   std::uint64_t bytes() const {
     return values.bytes() + deltas.bytes() + piece_table.bytes() + lane_start.bytes() + row_part_ptr.bytes() +
-           row_parts.bytes() + partial_sums.bytes();
+           row_parts.bytes() + static_cast<std::uint64_t>(partials) * sizeof(float);
   }
 };
 
@@ -72,7 +71,10 @@ template <class T>
 DeviceEc<T> upload_ec(const Ec<T>& a, const ec::Plan& plan);
 
 // y = alpha * A * x + beta * y (y is not read when beta == 0). x has cols, y rows elements.
+// partials: where kernel 1 writes its a.partials sums (to inspect them, as the GPU test does);
+// nullptr: the stream's scratch.
 template <class T, class TY>
-void ec_spmv(const DeviceEc<T>& a, const T* x, TY* y, float alpha, float beta, cudaStream_t stream = nullptr);
+void ec_spmv(const DeviceEc<T>& a, const T* x, TY* y, float alpha, float beta, cudaStream_t stream = nullptr,
+             float* partials = nullptr);
 
 }  // namespace warpsparse::gpu

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/common/stream_scratch.hpp"
 #include "kernels/macko/macko_spmv.cuh"
 #include "kernels/macko/macko_spmv.hpp"
 
@@ -188,12 +189,7 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements)
   d.wide = a.row_ptr.wide || a.padded_length() > narrow_max_elements;
   const std::vector<std::int32_t> split_bases = macko_split_bases(a);  // for Schedule::row_splits > 1
   const std::uint64_t widened = d.wide && !a.row_ptr.wide ? a.row_ptr.narrow.size() * 4 : 0;
-  const std::uint64_t workspace =
-      a.rows <= macko::kGridSplitMaxRows
-          ? static_cast<std::uint64_t>(a.rows) * 4 +
-                4 * static_cast<std::uint64_t>(std::min<std::int64_t>(macko::kGridSplitMaxParts, a.rows * macko::kMaxGridSplits * 8))
-          : 0;
-  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened + workspace;
+  const std::uint64_t need = a.storage_bytes() + split_bases.size() * sizeof(std::int32_t) + widened;
   std::size_t free_b = 0, total_b = 0;
   WS_CUDA(cudaMemGetInfo(&free_b, &total_b));
   require(need <= free_b, "MACKO matrix needs " + std::to_string(need) + " bytes on the device, only " +
@@ -201,11 +197,6 @@ DeviceMacko<T> upload_macko(const Macko<T>& a, std::int64_t narrow_max_elements)
   d.values = DeviceBuffer<T>(a.values);
   d.deltas = DeviceBuffer<std::uint8_t>(a.deltas);
   d.split_bases = DeviceBuffer<std::int32_t>(split_bases);
-  if (a.rows <= macko::kGridSplitMaxRows) {  // few rows: the workspace of Schedule::grid_splits
-    d.split_arrivals = DeviceBuffer<std::uint32_t>(std::vector<std::uint32_t>(static_cast<std::size_t>(a.rows), 0));
-    d.split_partials = DeviceBuffer<float>(static_cast<std::size_t>(
-        (workspace - static_cast<std::uint64_t>(a.rows) * 4) / 4));
-  }
   if (a.row_ptr.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(a.row_ptr.wide_ptr);
   else if (d.wide) d.row_ptr64 = DeviceBuffer<std::uint64_t>(std::vector<std::uint64_t>(a.row_ptr.narrow.begin(), a.row_ptr.narrow.end()));
   else d.row_ptr32 = DeviceBuffer<std::uint32_t>(a.row_ptr.narrow);
@@ -230,12 +221,17 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
     const std::int64_t parts = a.rows * s.grid_splits * s.batch;
     throw Error("MACKO schedule " + macko::to_string(s) + ": " + std::to_string(a.rows) + " rows x " +
                   std::to_string(s.grid_splits) + " grid splits x batch " + std::to_string(s.batch) + " = " +
-                  std::to_string(parts) + " parts: the grid-split workspace serves at most " +
+                  std::to_string(parts) + " parts: grid splits serve at most " +
                   std::to_string(macko::kGridSplitMaxRows) + " rows and " + std::to_string(macko::kGridSplitMaxParts) +
                   " parts");
   }
   using TD = device_t<T>;
   using TYD = device_t<TY>;
+  // Grid splits: the rows' reduced parts and their arrival counters, this stream's own (zeros when
+  // the launch starts; the last part of each row sets its counter back to 0): stream_scratch.hpp.
+  const bool split = s.grid_splits > 1;
+  const StreamScratch<float> partials(split ? static_cast<std::size_t>(a.rows * s.grid_splits * s.batch) : 0, stream);
+  const StreamScratch<unsigned> arrivals(split ? static_cast<std::size_t>(a.rows) : 0, stream, ScratchInit::zeroed);
   const LaunchArgs<TD, TYD> g{a.wide,
                               reinterpret_cast<const TD*>(a.values.get()),
                               a.deltas.get(),
@@ -247,7 +243,7 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
                               alpha,
                               beta,
                               a.split_bases.get(),
-                              detail::GridSplit{s.grid_splits, a.split_partials.get(), a.split_arrivals.get()},
+                              detail::GridSplit{s.grid_splits, partials.get(), arrivals.get()},
                               s.warps_per_block,
                               s.blocks_per_sm,
                               stream};

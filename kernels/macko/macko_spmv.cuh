@@ -495,8 +495,8 @@ __device__ __forceinline__ unsigned trace_smid() {
 }
 #endif
 
-// Schedule::grid_splits: the parts of each row and the matrix's workspace (DeviceMacko::split_partials,
-// split_arrivals). parts = 1 in every other kernel.
+// Schedule::grid_splits: the parts of each row and the launch's scratch (kernels/common/stream_scratch.hpp).
+// parts = 1 in every other kernel.
 struct GridSplit {
   int parts = 1;
   float* partials = nullptr;   // rows x parts x batch reduced parts

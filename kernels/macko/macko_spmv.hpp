@@ -35,11 +35,6 @@ struct DeviceMacko {
   // macko_split_bases (reference/macko/macko_format.hpp): read only by split-row schedules, one entry
   // per split part, so it is not counted in bytes().
   DeviceBuffer<std::int32_t> split_bases;
-  // The workspace of Schedule::grid_splits, on matrices of at most macko::kGridSplitMaxRows rows:
-  // one arrival counter per row (0 between launches) and the rows' reduced parts. Two grid-split
-  // launches of one matrix must not run at the same time (on two streams): they share it.
-  DeviceBuffer<std::uint32_t> split_arrivals;
-  DeviceBuffer<float> split_partials;
   // Bytes of the format's arrays, which one launch reads.
   std::uint64_t bytes() const {
     return values.bytes() + deltas.bytes() + row_ptr32.bytes() + row_ptr64.bytes();

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
@@ -20,6 +21,7 @@
 #include "kernels/ec/ec_spmv.hpp"
 #include "proptests/ec/ec_cases.hpp"
 #include "proptests/gpu_props_common.hpp"
+#include "proptests/stream_safety.hpp"
 #include "reference/ec/ec_format.hpp"
 #include "reference/ec/ec_schedule.hpp"
 #include "reference/ec/ec_spmv_model.hpp"
@@ -74,10 +76,11 @@ std::string check_case(const Case& c, std::vector<int>* ran = nullptr) {
   const gpu::DeviceEc<T> da = gpu::upload_ec(a, plan);
   gpu::DeviceBuffer<T> dx(x);
   gpu::DeviceBuffer<TY> dy(y0);
-  gpu::ec_spmv<T, TY>(da, dx.get(), dy.get(), c.alpha, c.beta);
+  gpu::DeviceBuffer<float> dpartials(static_cast<std::size_t>(da.partials));
+  gpu::ec_spmv<T, TY>(da, dx.get(), dy.get(), c.alpha, c.beta, nullptr, dpartials.get());
   WS_CUDA(cudaDeviceSynchronize());
   const std::vector<TY> got = dy.download();
-  const std::vector<float> partials = da.partial_sums.download();
+  const std::vector<float> partials = dpartials.download();
 
   auto where = [&](std::int64_t i) {
     // The piece of partial i: pieces are in partial order.
@@ -220,6 +223,36 @@ TEST_CASE("EC kernels: edge cases", "[gpu][ec]") {
         run(fixed(1, 1, 1.0), "one element");
         run(fixed(3000, 700, 0.05, {8, 8, 8, 4, 4, 2}), "3000 rows: thousands of pieces and rows");
       }
+}
+
+TEST_CASE("EC kernels: one matrix on two streams at once and from a CUDA graph", "[gpu][ec]") {
+  // Both launches' partial sums are live at once (proptests/stream_safety.hpp).
+  Case c = fixed(2000, 6000, 0.3, {8, 4, 2}, 0.5);
+  c.clip.assign(5, 2);
+  const Built<half> b = build<half>(c);
+  const ec::Plan plan = plan_of(b.a, c);
+  const auto da = std::make_shared<gpu::DeviceEc<half>>(gpu::upload_ec(b.a, plan));
+  const std::int64_t rows = c.rows;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto make_job = [&](const char* name) {
+    std::vector<half> x(static_cast<std::size_t>(c.cols));
+    for (auto& v : x) v = half(u(rng));
+    auto dx = std::make_shared<gpu::DeviceBuffer<half>>(x);
+    auto dy = std::make_shared<gpu::DeviceBuffer<float>>(static_cast<std::size_t>(rows) * gpu_props::kStreamSlots);
+    return gpu_props::StreamJob{
+        name,
+        [da, dx, dy, rows](cudaStream_t st, int slot) {
+          gpu::ec_spmv<half, float>(*da, dx->get(), dy->get() + rows * slot, 1.0f, 0.0f, st);
+        },
+        [dy, rows](int slot) {
+          std::vector<std::uint8_t> out(static_cast<std::size_t>(rows) * sizeof(float));
+          WS_CUDA(cudaMemcpy(out.data(), dy->get() + rows * slot, out.size(), cudaMemcpyDeviceToHost));
+          return out;
+        }};
+  };
+  const gpu_props::StreamJob j0 = make_job("x0"), j1 = make_job("x1");
+  REQUIRE(gpu_props::check_streams_and_graph(j0, j1, [&](cudaStream_t st) { j1.launch(st, 0); }) == "");
 }
 
 TEST_CASE("EC kernels: a second launch on the same upload gives the same bits", "[gpu][ec]") {

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <tuple>
 
@@ -18,6 +19,7 @@
 #include "kernels/common/device_facts.hpp"
 #include "kernels/macko/macko_spmv.hpp"
 #include "proptests/gpu_props_common.hpp"
+#include "proptests/stream_safety.hpp"
 #include "reference/macko/macko_policy.hpp"
 #include "reference/macko/macko_spmv_model.hpp"
 #include "reference/sparse/spmv_check.hpp"
@@ -316,12 +318,42 @@ TEST_CASE("MACKO kernel: grid splits, one matrix launched again and again", "[gp
       }
     }
   }
-  // More parts than the workspace holds, or a matrix with too many rows for one, is refused by name.
+  // More parts than the scratch limits allow, or a matrix with too many rows, is refused by name.
   const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.5, 0}, 3000, 64, 1);
   auto da = gpu::upload_macko(encode_macko(m, MackoParams{4}));
   gpu::DeviceBuffer<half> x(64), y(3000);
   REQUIRE_THROWS_WITH((gpu::macko_spmv<half, half>(da, x.get(), y.get(), 1.f, 0.f, macko::Schedule{.grid_splits = 2})),
-                      Catch::Contains("gsplits=2") && Catch::Contains("workspace"));
+                      Catch::Contains("gsplits=2") && Catch::Contains("serve at most"));
+}
+
+TEST_CASE("MACKO kernel: grid splits on two streams at once and from a CUDA graph", "[gpu][macko]") {
+  // One matrix, two vectors: both launches' parts and arrival counters are live at once
+  // (proptests/stream_safety.hpp); the graph clears its counters itself.
+  constexpr std::int64_t rows = 33, cols = 100000;
+  const auto m = analysis::generate<half>({analysis::Pattern::bernoulli, 0.5, 0}, rows, cols, 77);
+  const auto da = std::make_shared<gpu::DeviceMacko<half>>(gpu::upload_macko(encode_macko(m, MackoParams{4})));
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto make_job = [&](const char* name, int splits) {
+    std::vector<half> x(static_cast<std::size_t>(cols));
+    for (auto& v : x) v = half(u(rng));
+    auto dx = std::make_shared<gpu::DeviceBuffer<half>>(x);
+    auto dy = std::make_shared<gpu::DeviceBuffer<half>>(static_cast<std::size_t>(rows) * gpu_props::kStreamSlots);
+    const macko::Schedule s{.grid_splits = splits};
+    return gpu_props::StreamJob{
+        name,
+        [da, dx, dy, s, rows = rows](cudaStream_t st, int slot) {
+          gpu::macko_spmv<half, half>(*da, dx->get(), dy->get() + rows * slot, 1.f, 0.f, s, st);
+        },
+        [dy, rows = rows](int slot) {
+          std::vector<std::uint8_t> out(static_cast<std::size_t>(rows) * sizeof(half));
+          WS_CUDA(cudaMemcpy(out.data(), dy->get() + rows * slot, out.size(), cudaMemcpyDeviceToHost));
+          return out;
+        }};
+  };
+  const gpu_props::StreamJob j0 = make_job("64 grid splits", 64), j1 = make_job("100 grid splits", 100);
+  const gpu_props::StreamJob larger = make_job("1000 grid splits", 1000);
+  REQUIRE(gpu_props::check_streams_and_graph(j0, j1, [&](cudaStream_t st) { larger.launch(st, 0); }) == "");
 }
 
 TEST_CASE("MACKO kernel: x in shared memory", "[gpu][macko]") {

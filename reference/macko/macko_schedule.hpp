@@ -21,10 +21,9 @@ WS_HD constexpr bool valid_batch(int b) { return b == 1 || b == 2 || b == 4 || b
 WS_HD constexpr int batch_for(int b) { return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : kMaxBatch; }
 
 // Schedule::grid_splits: at most kMaxGridSplits warps share a row (the row's last warp adds their
-// parts, kMaxGridSplits / 32 per lane). Only matrices of at most kGridSplitMaxRows rows upload with
-// the workspace (a counter per row and kGridSplitMaxParts fp32 partials, at most 520 KiB), and a
-// launch may use rows x grid_splits x batch <= kGridSplitMaxParts of it: more rows already fill the
-// GPU with one warp each.
+// parts, kMaxGridSplits / 32 per lane). Only matrices of at most kGridSplitMaxRows rows split, and a
+// launch's scratch (a counter per row and rows x grid_splits x batch <= kGridSplitMaxParts fp32
+// partials, at most 520 KiB) stays small: more rows already fill the GPU with one warp each.
 inline constexpr int kMaxGridSplits = 1024;
 inline constexpr std::int64_t kGridSplitMaxRows = 2048;
 inline constexpr std::int64_t kGridSplitMaxParts = std::int64_t{1} << 17;
@@ -70,10 +69,10 @@ struct Schedule {
   int batch = 1;
   // Warps anywhere in the grid that share one row (1, or 2 to kMaxGridSplits), for matrices with
   // fewer rows than the GPU has warps: warp j walks [split_start(j), split_start(j + 1)) of its row
-  // as with row_splits, writes its reduced part to a workspace, and the row's last warp to finish
+  // as with row_splits, writes its reduced part to the launch's scratch, and the row's last warp to finish
   // (a per-row arrival counter) adds the parts in the order of grid_part_sum. The count is a launch
   // parameter: every count above 1 runs the same kernel (kernel_key). Needs row_splits = 1, 32 lanes
-  // per row and x through L1, and the matrix's workspace (kGridSplitMaxRows, kGridSplitMaxParts).
+  // per row and x through L1, and fits the scratch limits (kGridSplitMaxRows, kGridSplitMaxParts).
   int grid_splits = 1;
   // Launch parameters. Warps per block (a multiple of row_splits); 0 blocks_per_sm: one warp per row
   // unit in the grid, k > 0: at most k blocks per SM, warps striding over the rows. A persistent
@@ -118,8 +117,8 @@ struct Schedule {
   }
 };
 
-// Whether a matrix of `rows` rows runs schedule s within its grid-split workspace (always, without
-// grid splits).
+// Whether a matrix of `rows` rows runs schedule s within the grid-split scratch limits (always,
+// without grid splits).
 constexpr bool grid_split_fits(const Schedule& s, std::int64_t rows) {
   return s.grid_splits == 1 || (rows <= kGridSplitMaxRows && rows * s.grid_splits * s.batch <= kGridSplitMaxParts);
 }
