@@ -53,7 +53,9 @@ inline cudaMemPool_t device_pool(int dev) {
 
 // At least `bytes` of the stream's own buffer (a second one for zeroed scratch). Streams are told
 // apart by cudaStreamGetId, which a later stream never reuses (a handle may be). A stream's buffers
-// are kept for the process's life: the largest split launch's partials (at most tens of MB).
+// are kept for the process's life, as CUDA gives no word of a stream's end: the largest split
+// launch's partials (at most tens of MB) per stream that ever ran one, so a program that makes a
+// new stream for every call grows without bound (torch and most servers reuse a few streams).
 inline void* stream_buffer(cudaStream_t stream, std::size_t bytes, bool zeroed) {
   struct Buffer {
     void* p = nullptr;
