@@ -88,8 +88,10 @@ enum class ScratchInit { none, zeroed };
 template <class T>
 class StreamScratch {
  public:
-  // n elements for the work queued on `stream` while this object lives. Launches from several host
-  // threads on one stream at once are not supported (their order on the stream is not defined either).
+  // n elements for the work queued on `stream` while this object lives. A launch takes at most one
+  // scratch of each ScratchInit: two of one kind on one stream are the same memory. Launches from
+  // several host threads on one stream at once are not supported (their order on the stream is not
+  // defined either).
   StreamScratch(std::size_t n, cudaStream_t stream, ScratchInit init = ScratchInit::none) : stream_(stream) {
     if (n == 0) return;
     require(n <= std::numeric_limits<std::size_t>::max() / sizeof(T), "stream scratch: size overflows");
