@@ -40,23 +40,24 @@ void analyze_rows(TensorAnalysis& a, const SparseRows<T>& m) {
   a.density = R * C == 0 ? 0.0 : double(a.nnz) / (double(R) * double(C));
   // Row densities, longest zero run, densest group of 4 and of 8 columns.
   std::vector<double> dens(static_cast<std::size_t>(R));
+  GroupPeak per4(4), per8(8);
   for (std::int64_t r = 0; r < R; ++r) {
     const std::int64_t b = m.row_ptr[r], e = m.row_ptr[r + 1];
     dens[static_cast<std::size_t>(r)] = C == 0 ? 0.0 : double(e - b) / double(C);
     std::int32_t prev = -1;
-    int run4 = 0, run8 = 0;
-    std::int64_t g4 = -1, g8 = -1;
     for (std::int64_t k = b; k < e; ++k) {
       const std::int32_t c = m.col[k];
       a.largest_gap = std::max<std::int64_t>(a.largest_gap, c - prev - 1);
       prev = c;
-      if (c / 4 != g4) g4 = c / 4, run4 = 0;
-      if (c / 8 != g8) g8 = c / 8, run8 = 0;
-      a.max_per_4 = std::max(a.max_per_4, ++run4);
-      a.max_per_8 = std::max(a.max_per_8, ++run8);
+      per4.add(c);
+      per8.add(c);
     }
+    per4.end_row();
+    per8.end_row();
     a.largest_gap = std::max<std::int64_t>(a.largest_gap, C - 1 - prev);
   }
+  a.max_per_4 = per4.peak();
+  a.max_per_8 = per8.peak();
   std::sort(dens.begin(), dens.end());
   const auto q = [&](double p) { return dens.empty() ? 0.0 : dens[static_cast<std::size_t>(p * double(dens.size() - 1) + 0.5)]; };
   a.row_density[0] = q(0), a.row_density[1] = q(0.1), a.row_density[2] = q(0.5), a.row_density[3] = q(0.9), a.row_density[4] = q(1);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "reference/sparse/sparse_rows.hpp"
 #include "reference/sparse24/sparse24_format.hpp"
 #include "reference/sparse24/sparse24_split.hpp"
 #include "reference/warp/ldmatrix.hpp"
@@ -119,6 +120,37 @@ TEST_CASE("compress / decompress round trip on pruned random matrices", "[sparse
       RC_ASSERT(same_bits(s24::decompress(s), pruned));
     };
     if (bf16) run(ws::bfloat16{}); else run(ws::half{});
+  });
+}
+
+TEST_CASE("GroupPeak (plan's and analyze's 2:4 test) agrees with what compress accepts", "[sparse24][format][prop]") {
+  rc::prop("random sparse rows, some groups with three or four nonzeros", [] {
+    const int rows = *rc::gen::inRange(1, 12).as("rows");
+    const int cols = *rc::gen::inRange(1, 70).as("cols");
+    const int keep_pct = *rc::gen::inRange(0, 101).as("density %");
+    std::vector<ws::half> dense(static_cast<std::size_t>(rows) * cols, ws::half(0.0f));
+    for (auto& v : dense)
+      if (*rc::gen::inRange(0, 100) < keep_pct) v = ws::half(1.0f);
+    const ws::SparseRows<ws::half> m = ws::SparseRows<ws::half>::from_dense(rows, cols, dense);
+    ws::GroupPeak per4(s24::kGroup);
+    int brute = 0;
+    for (int r = 0; r < rows; ++r) {
+      for (std::int64_t k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k) per4.add(m.col[k]);
+      per4.end_row();
+      for (int g = 0; g * 4 < cols; ++g) {
+        int n = 0;
+        for (int c = 4 * g; c < std::min(cols, 4 * g + 4); ++c) n += !ws::is_zero(dense[static_cast<std::size_t>(r) * cols + c]);
+        brute = std::max(brute, n);
+      }
+    }
+    RC_ASSERT(per4.peak() == brute);
+    bool accepted = true;
+    try {
+      s24::compress<ws::half>(dense, rows, cols);
+    } catch (const ws::Error&) {
+      accepted = false;
+    }
+    RC_ASSERT(accepted == (per4.peak() <= s24::kKeep));
   });
 }
 

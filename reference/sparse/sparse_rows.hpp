@@ -87,4 +87,23 @@ struct SparseRows {
   }
 };
 
+// The most nonzeros any row holds in one aligned group of `width` columns (N:M structure: 2:4
+// when at most 2 per group of 4). Feed each row's nonzero columns in ascending order, then call
+// end_row; any encoding that walks its rows can measure itself this way.
+class GroupPeak {
+ public:
+  explicit GroupPeak(int width) : width_(width) {}
+  void add(std::int64_t col) {
+    if (col / width_ != group_) group_ = col / width_, run_ = 0;
+    if (++run_ > peak_) peak_ = run_;
+  }
+  void end_row() { group_ = -1, run_ = 0; }
+  int peak() const { return peak_; }
+
+ private:
+  int width_;
+  std::int64_t group_ = -1;
+  int run_ = 0, peak_ = 0;
+};
+
 }  // namespace warpsparse

@@ -642,17 +642,16 @@ ec::EcParams plan_ec_params(const PlanArgs& a) {
 // columns: the weights the 2:4 GEMM takes (padding elements hold zeros and are not counted).
 template <class T>
 bool is_2of4(const Macko<T>& a) {
+  GroupPeak per_group(sparse24::kGroup);
   for (std::int64_t r = 0; r < a.rows; ++r) {
-    std::int64_t c = -1, group = -1;
-    int in_group = 0;
+    std::int64_t c = -1;
     for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
       c += std::int64_t{a.delta(k)} + 1;
-      if (is_zero(a.values[k])) continue;
-      if (c / sparse24::kGroup != group) group = c / sparse24::kGroup, in_group = 0;
-      if (++in_group > sparse24::kKeep) return false;
+      if (!is_zero(a.values[k])) per_group.add(c);
     }
+    per_group.end_row();
   }
-  return true;
+  return per_group.peak() <= sparse24::kKeep;
 }
 
 // plan --batch B >= 2: which kernel multiplies the B vectors (MACKO's CUDA-core batch kernels, the
