@@ -9,10 +9,8 @@
 //     launches queued before);
 //   - a launch inside a stream capture allocates and frees in the capture: CUDA turns both into the
 //     graph's own memory nodes, which live as long as the graph.
-// Eager launches keep their buffer rather than allocating around every launch: with
-// cudaMallocFromPoolAsync / cudaFreeAsync per launch the smallest split launches ran about 1 us
-// slower on the H100 (4096 x 16 x 4096: 22.1 against 21.2 us, two leases); a kept buffer per stream
-// times as the former library-wide one did (within 1.6 %, both in one lease).
+// Eager launches keep their buffer rather than allocating around every launch, which cost about
+// 1 us on the smallest split launches (measurements: docs/sparse24-gemm.md, split-K).
 #pragma once
 #include <cuda_runtime.h>
 
