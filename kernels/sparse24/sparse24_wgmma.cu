@@ -276,21 +276,30 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
-  const int tiles_m = (m + kBM - 1) / kBM, tiles_n = (n + kBN - 1) / kBN, tiles = tiles_m * tiles_n;
   const int ktiles = cols_padded / kBK;
-  // Work units (SplitPlan, reference/sparse24/sparse24_split.hpp): unit u < whole is tile u with
-  // all its K tiles, stored into C; each later unit is part `part` of a tail tile, a near-even range
-  // of its K tiles (parts <= ktiles, so none is empty), whose fp32 partials go to `partials`
-  // (tile-local, kBM x kBN per tail tile and part) for sparse24_tail_kernel to add in part order.
-  const int whole = static_cast<int>(plan.whole), units = whole + plan.tail * plan.parts;
+  // Work units (SplitPlan, reference/sparse24/sparse24_split.hpp): this CTA's whole tiles (pid =
+  // blockIdx.x, + gridDim.x, ... < whole: all K tiles, stored into C), then, for a CTA of a tail
+  // group, the segments of its group's range: K tiles [kb, ke) of its tile of tail unit r, whose
+  // fp32 partials go to `partials` (tile-local, kBM x kBN per slot) for sparse24_tail_kernel to add
+  // in group order. slot -1: stored directly (a whole tile, or a tail tile one group covers alone).
+  const int whole = static_cast<int>(plan.whole), cta = static_cast<int>(blockIdx.x);
+  const int my_whole = cta < whole ? (whole - 1 - cta) / static_cast<int>(gridDim.x) + 1 : 0;
+  const int col = cta % plan.width, grp = cta / plan.width;
+  const bool sharer = plan.split() && grp < plan.groups;
+  const long long seg_b = sharer ? plan.begin(grp) : 0, seg_e = sharer ? plan.begin(grp + 1) : 0;
+  const int seg_r0 = static_cast<int>(seg_b / ktiles);
+  const int units = my_whole + (seg_e > seg_b ? static_cast<int>((seg_e - 1) / ktiles) - seg_r0 + 1 : 0);
   struct Unit {
-    int tile, kb, ke, part;  // part -1: a whole tile
+    TileCoord tile;
+    int kb, ke, slot;
   };
-  auto unit_of = [&](int u) {
-    if (u < whole) return Unit{u, 0, ktiles, -1};
-    const int v = u - whole, part = v % plan.parts;
-    return Unit{whole + v / plan.parts, static_cast<int>(static_cast<long long>(ktiles) * part / plan.parts),
-                static_cast<int>(static_cast<long long>(ktiles) * (part + 1) / plan.parts), part};
+  auto unit_of = [&](int i) {
+    if (i < my_whole) return Unit{plan.whole_tile(cta + i * static_cast<int>(gridDim.x)), 0, ktiles, -1};
+    const int r = seg_r0 + (i - my_whole);
+    const long long r0 = static_cast<long long>(r) * ktiles;
+    return Unit{plan.tail_tile(r, col), static_cast<int>(std::max(seg_b, r0) - r0),
+                static_cast<int>(std::min(seg_e, r0 + ktiles) - r0),
+                plan.first_group(r) == plan.last_group(r) ? -1 : plan.slot(col, grp, r)};
   };
   const int blocks_m = rows_padded / kMetaBlockRows;
 
@@ -318,18 +327,18 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
 
-  // CTAs stride over the output tiles (one tile each when the grid covers them all; fewer CTAs
-  // than tiles make the kernel persistent, and the producer then loads the next tile's first
-  // stages while the consumers store the current one). `it` counts K tiles over all of this CTA's
-  // tiles: stage it % kStages, barrier phase (it / kStages) & 1.
+  // Each CTA runs its units in order (one tile each when the grid covers them all; with more, the
+  // kernel is persistent, and the producer loads the next unit's first stages while the consumers
+  // store the current one). `it` counts K tiles over all of this CTA's units: stage it % kStages,
+  // barrier phase (it / kStages) & 1.
   if (wg == 0) {
     // Producer: registers go to the consumers.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
       int it = 0;
-      for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+      for (int u = 0; u < units; ++u) {
         const Unit w = unit_of(u);
-        const TileCoord tile = cta_tile(w.tile, tiles_m, tiles_n);
+        const TileCoord tile = w.tile;
         const int kb = w.kb, ke = w.ke;
         const int m0 = tile.m * kBM, n0 = tile.n * kBN;
         // Metadata exists for the padded rows only (a multiple of 128): the last tall tile may
@@ -373,9 +382,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // word in place, without the copy a rotating meta_prev = meta needs, until its group is done.
   std::uint32_t meta_a[kMB] = {}, meta_b[kMB] = {};
   int it = 0;
-  for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+  for (int u = 0; u < units; ++u) {
     const Unit w = unit_of(u);
-    const TileCoord tile = cta_tile(w.tile, tiles_m, tiles_n);
+    const TileCoord tile = w.tile;
     const int kb = w.kb, ke = w.ke;
     const int m0 = tile.m * kBM, n0 = tile.n * kBN;
     const int row0 = m0 + cw * (kBM / 2);  // this consumer's first row
@@ -418,10 +427,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Rows past the padded rows (the second consumer of a last tall tile) hold nothing to store.
     if (row0 >= rows_padded) continue;
 
-    if (w.part >= 0) {
-      // A tail unit: its fp32 partial sums, tile-local, clipped at M and N.
-      float* const pt =
-          partials + (static_cast<std::int64_t>(w.part) * plan.tail + (w.tile - whole)) * (kBM * kBN);
+    if (w.slot >= 0) {
+      // A tail segment: its fp32 partial sums, tile-local, clipped at M and N.
+      float* const pt = partials + static_cast<std::int64_t>(w.slot) * (kBM * kBN);
       for_each_acc_pair(acc, warp_in_wg, g, [&](int b, int j, int r, float v0, float v1) {
         const int lr = cw * (kBM / 2) + 64 * b + r, lc = 8 * j + 2 * t4;
         if (m0 + lr >= m || n0 + lc >= n) return;
@@ -576,31 +584,32 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
   return map;
 }
 
-// Split-K's second pass: each output of a tail tile (blockIdx.x) is its parts' fp32 partial sums
-// added in part order, then converted once. One thread per output: the tile's rows and columns
-// inside M and N, numbered row-major (blockIdx.y, threadIdx.x), so a warp reads consecutive
-// partials and writes consecutive outputs.
+// Split-K's second pass: each output of a shared tail tile (blockIdx.x = r · width + col) is its
+// segments' fp32 partial sums added in group order, then converted once. One thread per output:
+// the tile's rows and columns inside M and N, numbered row-major (blockIdx.y, threadIdx.x), so a
+// warp reads consecutive partials and writes consecutive outputs. A tile that one group covered
+// alone was stored by the GEMM kernel.
 template <class TOut, int kTileM>
 __global__ void __launch_bounds__(256) sparse24_tail_kernel(const float* __restrict__ partials, TOut* __restrict__ c, int m,
                                                             int n, int ldc, SplitPlan plan) {
   using S = Shape<kTileM>;
   constexpr int kTileElems = S::kBM * S::kBN;
-  const int tiles_m = (m + S::kBM - 1) / S::kBM, tiles_n = (n + S::kBN - 1) / S::kBN;
-  const int i = static_cast<int>(blockIdx.x);
-  const TileCoord tile = cta_tile(static_cast<int>(plan.whole) + i, tiles_m, tiles_n);
+  const int r = static_cast<int>(blockIdx.x) / plan.width, col = static_cast<int>(blockIdx.x) % plan.width;
+  const int g0 = plan.first_group(r), g1 = plan.last_group(r);
+  if (g0 == g1) return;
+  const TileCoord tile = plan.tail_tile(r, col);
   const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
   const int cols = min(S::kBN, n - n0), e = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);
-  const int r = e / cols, col = e % cols;
-  if (r >= S::kBM || m0 + r >= m) return;
-  const float* p = partials + static_cast<std::int64_t>(i) * kTileElems + r * S::kBN + col;
-  const std::int64_t part_stride = static_cast<std::int64_t>(plan.tail) * kTileElems;
-  float s = p[0];
-  for (int q = 1; q < plan.parts; ++q) s = __fadd_rn(s, p[q * part_stride]);
-  c[static_cast<std::int64_t>(m0 + r) * ldc + n0 + col] = from_f32<TOut>(s);
+  const int row = e / cols, cc = e % cols;
+  if (row >= S::kBM || m0 + row >= m) return;
+  const float* p = partials + row * S::kBN + cc;
+  float s = p[static_cast<std::int64_t>(plan.slot(col, g0, r)) * kTileElems];
+  for (int g = g0 + 1; g <= g1; ++g) s = __fadd_rn(s, p[static_cast<std::int64_t>(plan.slot(col, g, r)) * kTileElems]);
+  c[static_cast<std::int64_t>(m0 + row) * ldc + n0 + cc] = from_f32<TOut>(s);
 }
 
-// The launch: one CTA per SM striding over the work units of split_plan (the tiles of the grid's
-// last round in K parts, their partials added by sparse24_tail_kernel).
+// The launch: one CTA per SM striding over the whole tiles, then the tail groups' segments
+// (split_plan), their partials added by sparse24_tail_kernel.
 template <bool kBf16, class TOut, int kStages, bool kTmaStore, int kTileM>
 void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   using S = Shape<kTileM>;
@@ -625,10 +634,9 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   WS_CUDA(cudaGetDevice(&dev));
   WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const SplitPlan plan = split_plan(g.m, g.n, g.k, S::kBM, S::kBN, g.cols_padded / kBK, sms);
-  const long long grid = std::min<long long>(plan.units(), sms);
+  const long long grid = plan.grid(sms);
   // The tail partials, this launch's own (stream_scratch.hpp: safe on two streams and in graphs).
-  const warpsparse::gpu::StreamScratch<float> scratch(
-      plan.split() ? static_cast<std::size_t>(plan.tail) * plan.parts * S::kBM * S::kBN : 0, stream);
+  const warpsparse::gpu::StreamScratch<float> scratch(static_cast<std::size_t>(plan.slots()) * S::kBM * S::kBN, stream);
   float* const partials = scratch.get();
   kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
                                                                         partials, g.m, g.n, g.rows_padded,
@@ -637,7 +645,8 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   if (plan.split()) {
     const long long tile_outputs = std::min<long long>(S::kBM, g.m) * std::min<long long>(S::kBN, g.n);
     sparse24_tail_kernel<TOut, kTileM>
-        <<<dim3(static_cast<unsigned>(plan.tail), static_cast<unsigned>((tile_outputs + 255) / 256)), 256, 0, stream>>>(partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
+        <<<dim3(static_cast<unsigned>(plan.tail_tiles()), static_cast<unsigned>((tile_outputs + 255) / 256)), 256, 0, stream>>>(
+            partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
     WS_CUDA(cudaGetLastError());
   }
 }

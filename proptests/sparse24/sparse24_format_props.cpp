@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include "reference/sparse/sparse_rows.hpp"
 #include "reference/sparse24/sparse24_format.hpp"
@@ -238,55 +239,101 @@ TEST_CASE("one ldmatrix.x1 of a swizzled block gives every lane its mma.sp metad
   });
 }
 
-TEST_CASE("split-K: the tiles of the grid's last round are cut into parts that fill the SMs",
+TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTAs, K tiles in equal ranges",
           "[sparse24][split]") {
   using warpsparse::sparse24::gpu::split_plan;
   using warpsparse::sparse24::gpu::SplitPlan;
   auto plan = [](long long m, long long n, long long k) { return split_plan(m, n, k, 256, 128, static_cast<int>((k + 63) / 64), 132); };
-  auto is = [](const SplitPlan& p, long long whole, int tail, int parts) {
-    return p.whole == whole && p.tail == tail && p.parts == parts && p.units() == whole + tail * parts;
+  auto is = [](const SplitPlan& p, long long whole, int tail, int width, int groups) {
+    return p.whole == whole && p.tail == tail && p.width == width && p.groups == groups;
   };
-  // Fewer tiles than SMs, every tile in the tail. 4096 x 16 x 4096: 16 tiles of 256 x 128;
-  // 132 / 16 = 8, 64 K tiles / 4 = 16, partials 4096 * 4096 / (8 * 16 * 256 * 16) = 32: 8 parts.
-  CHECK(is(plan(4096, 16, 4096), 0, 16, 8));
-  // 4096 x 128 x 4096: the partials bound 4096 * 4096 / (8 * 16 * 256 * 128) = 4.
-  CHECK(is(plan(4096, 128, 4096), 0, 16, 4));
-  // 4096 x 512 x 4096: 64 tiles, but two parts' partials would be twice A: no split.
-  CHECK(is(plan(4096, 512, 4096), 64, 0, 1));
-  // 12288 x 16 x 12288: 48 tiles, 132 / 48 = 2.
-  CHECK(is(plan(12288, 16, 12288), 0, 48, 2));
-  // More tiles than SMs: the whole rounds first, then the last round's tiles in parts.
-  // 12288 x 512 x 12288: 192 tiles = 132 + 60; 132 / 60 = 2.
-  CHECK(is(plan(12288, 512, 12288), 132, 60, 2));
-  // 11008 x 512 x 4096: 172 = 132 + 40, 132 / 40 = 3 (partials bound 4).
-  CHECK(is(plan(11008, 512, 4096), 132, 40, 3));
-  // 28672 x 4096 x 8192: 3584 = 27 * 132 + 20: 6 parts.
-  CHECK(is(plan(28672, 4096, 8192), 3564, 20, 6));
-  // A full last round, or one of more than half the SMs: nothing to gain.
-  CHECK(is(plan(8448, 512, 4096), 132, 0, 1));
-  CHECK(is(plan(51200, 16, 4096), 200, 0, 1));
-  // K of 7 tiles: 7 / 4 = 1 part; of 8: 2.
-  CHECK(is(plan(1, 16, 448), 1, 0, 1));
-  CHECK(is(plan(1, 16, 512), 0, 1, 2));
-  CHECK(is(plan(0, 16, 512), 0, 0, 1));
-  // Random shapes: the units cover every tile once, at most one tail unit per SM, each part keeps
-  // 4 K tiles and the partials stay within A's bytes.
+  // Fewer tiles than SMs, every tile in the tail, one column: equal parts. 4096 x 16 x 4096: 16
+  // tiles of 64 K tiles, 132 / 16 = 8 parts; 4096 x 128 x 4096: the partials bound, 4096 * 4096 /
+  // (8 * 256 * 128) = 64 tiles of partials, 4 parts a tile.
+  CHECK(is(plan(4096, 16, 4096), 0, 16, 1, 128));
+  CHECK(is(plan(4096, 128, 4096), 0, 16, 1, 64));
+  // 4096 x 512 x 4096: 16 rows of 4 tiles; 16 slots a column leave one group per row: no split.
+  CHECK(is(plan(4096, 512, 4096), 64, 0, 1, 0));
+  // 12288 x 512 x 49152: 48 rows of 4, 33 rows in one round, 15 rows of 768 K tiles in the tail;
+  // 33 groups of 4 CTAs, 349-350 K tiles each, ranges that cross rows.
+  CHECK(is(plan(12288, 512, 49152), 132, 15, 4, 33));
+  // K of 4096 (64 K tiles, under kStreamKMinKTiles): 11008 x 512 x 4096, 10 tail rows, 30 groups
+  // (3 equal parts a tile).
+  CHECK(is(plan(11008, 512, 4096), 132, 10, 4, 30));
+  // 32 columns (4096 tokens): 132 is no multiple of 32, so the units are the last 20 tiles of
+  // 28672 x 4096 x 8192 (3584 = 27 * 132 + 20), 6 parts each.
+  CHECK(is(plan(28672, 4096, 8192), 3564, 20, 1, 120));
+  // A full last round, or fewer than two groups per unit: nothing to gain.
+  CHECK(is(plan(8448, 512, 4096), 132, 0, 1, 0));
+  CHECK(!plan(32000, 512, 4096).split());  // 26 tail rows for 33 groups
+  CHECK(!plan(1, 16, 448).split());        // 7 K tiles: one part of 4
+  CHECK(is(plan(1, 16, 512), 0, 1, 1, 2));
+  CHECK(!plan(0, 16, 512).split());
+  // Random shapes and SM counts: the whole tiles are the whole rounds, the groups' ranges cover
+  // each unit's K tiles once, in group order, each keeps 4 K tiles, a unit meets at least two
+  // groups on average, no two segments share a slot, every tile is whole or in the tail once, and
+  // the partials stay within A's bytes.
   rc::prop("random shapes and SM counts", [] {
     const long long m = *rc::gen::inRange(1, 60000), n = *rc::gen::inRange(1, 9000), k = *rc::gen::inRange(1, 20000);
     const int sms = *rc::gen::inRange(1, 200), ktiles = static_cast<int>((k + 63) / 64);
     const SplitPlan p = split_plan(m, n, k, 256, 128, ktiles, sms);
-    const long long tiles = ((m + 255) / 256) * ((n + 127) / 128);
-    RC_ASSERT(p.whole + p.tail == tiles);
+    const long long tiles_m = (m + 255) / 256, tiles_n = (n + 127) / 128, tiles = tiles_m * tiles_n;
+    RC_ASSERT(p.tiles_m == tiles_m);
+    RC_ASSERT(p.tiles_n == tiles_n);
+    RC_ASSERT(p.whole + p.tail_tiles() == tiles);
+    RC_ASSERT(p.grid(sms) <= sms);
+    std::vector<char> seen(static_cast<std::size_t>(tiles), 0);
+    auto mark = [&](warpsparse::sparse24::TileCoord t) {
+      RC_ASSERT(t.m >= 0 && t.m < tiles_m && t.n >= 0 && t.n < tiles_n);
+      const std::size_t i = static_cast<std::size_t>(t.m * tiles_n + t.n);
+      RC_ASSERT(!seen[i]);
+      seen[i] = 1;
+    };
+    if (tiles <= 200000)
+      for (long long pid = 0; pid < p.whole; ++pid) mark(p.whole_tile(static_cast<int>(pid)));
     if (!p.split()) {
       RC_ASSERT(p.tail == 0);
-      RC_ASSERT(p.parts == 1);
+      RC_ASSERT(p.slots() == 0);
+      RC_ASSERT(p.grid(sms) == std::min<long long>(tiles, sms));
       return;
     }
-    RC_ASSERT(p.tail == tiles % sms);
-    RC_ASSERT(p.whole % sms == 0);
-    RC_ASSERT(p.units() - p.whole <= sms);
-    RC_ASSERT(ktiles / p.parts >= warpsparse::sparse24::gpu::kMinPartKTiles);
-    RC_ASSERT(8LL * p.tail * p.parts * std::min(256LL, m) * std::min(128LL, n) <= m * k);
+    RC_ASSERT(p.whole == (tiles / sms) * sms);
+    RC_ASSERT(p.width == 1 || (p.width == tiles_n && sms % tiles_n == 0));
+    RC_ASSERT(p.groups >= 2 * p.tail);
+    RC_ASSERT(static_cast<long long>(p.groups) * p.width <= sms);
+    RC_ASSERT(p.begin(0) == 0);
+    RC_ASSERT(p.begin(p.groups) == p.iterations());
+    if (p.width == 1 || ktiles < warpsparse::sparse24::gpu::kStreamKMinKTiles) RC_ASSERT(p.groups % p.tail == 0);
+    for (int g = 0; g < p.groups; ++g) {
+      RC_ASSERT(p.begin(g + 1) - p.begin(g) >= warpsparse::sparse24::gpu::kMinPartKTiles);
+      RC_ASSERT(p.group_of(p.begin(g)) == g);
+      RC_ASSERT(p.group_of(p.begin(g + 1) - 1) == g);
+    }
+    std::vector<char> slot_used(static_cast<std::size_t>(p.slots()), 0);
+    for (int r = 0; r < p.tail; ++r) {
+      const long long r0 = static_cast<long long>(r) * ktiles;
+      for (int col = 0; col < p.width; ++col) {
+        const auto t = p.tail_tile(r, col);
+        if (tiles <= 200000) mark(t);
+        if (p.width > 1) RC_ASSERT(t.n == col);  // a unit is a row: its tiles share A's rows
+      }
+      long long covered = r0;  // the groups' segments, in order, tile [r0, r0 + ktiles)
+      for (int g = p.first_group(r); g <= p.last_group(r); ++g) {
+        RC_ASSERT(std::max(p.begin(g), r0) == covered);
+        covered = std::min(p.begin(g + 1), r0 + ktiles);
+        for (int col = 0; col < p.width; ++col) {
+          const int s = p.slot(col, g, r);
+          RC_ASSERT(s >= 0);
+          RC_ASSERT(s < p.slots());
+          RC_ASSERT(!slot_used[static_cast<std::size_t>(s)]);
+          slot_used[static_cast<std::size_t>(s)] = 1;
+        }
+      }
+      RC_ASSERT(covered == r0 + ktiles);
+    }
+    RC_ASSERT(8LL * p.segments() * std::min(256LL, m) * std::min(128LL, n) <= m * k);
+    RC_ASSERT(p.segments() <= p.slots());
+    if (p.groups % p.tail == 0) RC_ASSERT(p.segments() == static_cast<long long>(p.groups) * p.width);
   });
 }
 

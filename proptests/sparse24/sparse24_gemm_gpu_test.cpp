@@ -488,14 +488,19 @@ int main(int argc, char** argv) {
                                             // 33 blocks of 128 padded rows: the last 256-row tile
                                             // is half padding, after earlier tiles filled its stages
                                             {4224, 1024, 256},
-                                            // few tokens: split-K (sparse24::gpu::split_plan), its
-                                            // partials added by a second kernel, ragged K and ldc
+                                            // few tokens: split-K (sparse24::gpu::split_plan), the
+                                            // tiles' K tiles shared by up to every SM, the partials
+                                            // added by a second kernel; ragged K and ldc
                                             {4096, 16, 4096}, {777, 16, 3000, 0, 2}, {1, 32, 2048}};
-        // More tiles than SMs with a last round of 4 tiles, cut into K parts after the whole
-        // rounds: every row checked (2 parts), and 2 column tiles with ragged K (4 parts).
+        // More tiles than SMs, the tile rows after the whole rounds shared by groups of CTAs: one
+        // column, every row checked (4 tail rows of 32 K tiles on 32 CTAs), and 2 columns with
+        // ragged K (17 K tiles a tile, ranges of 4-5 that cross rows).
         const int sms = prop.multiProcessorCount;
-        hshapes.push_back({256 * (sms + 3) + 77, 8, 512});
+        hshapes.push_back({256 * (sms + 3) + 77, 8, 2048});
         hshapes.push_back({256 * (sms / 2 + 1) + 5, 200, 1027, 0, 3});
+        // 5 columns of tiles (no divisor of 132): the tail is the last tiles in the grid's order,
+        // each cut into equal parts.
+        hshapes.push_back({256 * ((sms + 10) / 5) - 7, 600, 1000, 0, 1});
         for (const Tile t : tiles_of(true))
           for (const Shape& sh : hshapes) {
             if (t == Tile::kAuto) continue;
@@ -503,8 +508,8 @@ int main(int argc, char** argv) {
             const auto plan = s24::gpu::split_plan(sh.m, sh.n, sh.k, info.rows, info.cols,
                                                    (sh.k + s24::kColAlign - 1) / s24::kColAlign, sms);
             if (plan.split() && tile_selected(t))
-              std::printf("split-K %s %d x %d x %d: %lld whole tiles, %d tail tiles in %d parts\n", info.key, sh.m, sh.n,
-                          sh.k, plan.whole, plan.tail, plan.parts);
+              std::printf("split-K %s %d x %d x %d: %lld whole tiles, %d tail units of %d tiles shared by %d groups\n",
+                          info.key, sh.m, sh.n, sh.k, plan.whole, plan.tail, plan.width, plan.groups);
           }
         for (const Tile t : tiles_of(true))
           for (const Shape& sh : hshapes) {

@@ -1,43 +1,106 @@
-// The wgmma.sp kernel's schedule (kernels/sparse24/sparse24_wgmma.cu): split-K and the CTA tile's
-// rows, pure host rules, so CI tests them without a GPU.
+// The wgmma.sp kernel's schedule (kernels/sparse24/sparse24_wgmma.cu): how the persistent grid
+// shares the tiles its last round would leave SMs idle on, and the CTA tile's rows. Pure host
+// rules, so CI tests them without a GPU.
 #pragma once
 
 #include <algorithm>
 
+#include "reference/common/hd.hpp"
+#include "reference/sparse24/sparse24_layout.hpp"
+
 namespace warpsparse::sparse24::gpu {
 
-// How the persistent grid's work units cover the output tiles. The kernel's min(units, SMs) CTAs
-// stride over the units; the tiles are numbered in the kernel's order (cta_tile). The first `whole`
-// tiles are one unit each (all K tiles, stored into C). The last `tail` tiles are cut into `parts`
-// units each (the K tiles in near-even ranges), which write fp32 partials that a second kernel
-// adds in part order.
+// How the persistent grid's work covers the tiles_m x tiles_n output tiles. With T tiles on S SMs
+// the grid runs whole rounds of S tiles, and in a last round of T mod S tiles the other SMs would
+// idle. So:
+//   - the `whole` tiles of the whole rounds are one unit each (all K tiles, stored into C), in the
+//     grouped order of cta_tile, the grid striding over them;
+//   - the `tail` units after them, of `width` tiles each, are shared by `groups` groups of `width`
+//     CTAs (CTA c is position c % width of group c / width). The tail's K tiles, numbered unit
+//     after unit (unit r's K tile j is r·ktiles + j), are cut into `groups` near-even ranges, group
+//     g taking [begin(g), begin(g + 1)); each CTA of the group runs that range on its own tile of
+//     each unit it meets (a segment). Each segment writes fp32 partials to its own slot, and a
+//     second kernel adds a tile's segments in group order.
+// Where S is a multiple of tiles_n, a unit is a row of tiles (width tiles_n; the whole rounds are
+// then whole rows): the tiles of a group share A's rows and run the same K tiles side by side, so
+// those rows are read at about the same time, as for whole tiles, and come from L2. Elsewhere a
+// unit is one tile, the last T mod S in cta_tile's order.
 struct SplitPlan {
   long long whole = 0;
-  int tail = 0, parts = 1;
-  long long units() const { return whole + static_cast<long long>(tail) * parts; }
-  bool split() const { return parts > 1; }
+  int tail = 0, width = 1, groups = 0, ktiles = 0, tiles_m = 0, tiles_n = 1;
+
+  WS_HD bool split() const { return groups > 0; }
+  WS_HD bool rows() const { return width == tiles_n; }  // units are rows (one column: both)
+  WS_HD long long iterations() const { return static_cast<long long>(tail) * ktiles; }
+  // The first tail K tile of group g (g in 0 .. groups; begin(groups) is the end).
+  WS_HD long long begin(int g) const { return iterations() * g / groups; }
+  // The group whose range holds tail K tile x: the largest g with begin(g) <= x.
+  WS_HD int group_of(long long x) const {
+    return static_cast<int>(((x + 1) * groups + iterations() - 1) / iterations() - 1);
+  }
+  // The groups that share tail unit r, in K order: first_group(r) .. last_group(r).
+  WS_HD int first_group(int r) const { return group_of(static_cast<long long>(r) * ktiles); }
+  WS_HD int last_group(int r) const { return group_of(static_cast<long long>(r + 1) * ktiles - 1); }
+  // Group g's segment of tail unit r, position col, writes its partials to slot(col, g, r). For one
+  // position no two segments share g + r: g in unit r and g + 1 in unit r - 1 would need unit r to
+  // start before begin(g + 1) and unit r - 1 to end after it, and unit r - 1 ends where r starts.
+  WS_HD int slots_per_position() const { return groups + tail - 1; }
+  WS_HD int slot(int col, int g, int r) const { return col * slots_per_position() + g + r; }
+  WS_HD int slots() const { return split() ? width * slots_per_position() : 0; }
+  WS_HD int tail_tiles() const { return tail * width; }
+  // The tiles of partials the segments write: a range that starts inside a unit adds one.
+  long long segments() const {
+    long long s = 0;
+    for (int r = 0; r < tail && split(); ++r) s += last_group(r) - first_group(r) + 1;
+    return s * width;
+  }
+  // Whole tile `pid` and position col of tail unit r, as output tile coordinates.
+  WS_HD TileCoord whole_tile(int pid) const {
+    return cta_tile(pid, rows() ? static_cast<int>(whole / tiles_n) : tiles_m, tiles_n);
+  }
+  WS_HD TileCoord tail_tile(int r, int col) const {
+    return rows() ? TileCoord{static_cast<int>(whole / tiles_n) + r, col}
+                  : cta_tile(static_cast<int>(whole) + r, tiles_m, tiles_n);
+  }
+  // The CTAs of the launch: enough for the whole rounds and for the tail's groups.
+  long long grid(int sms) const {
+    return std::max<long long>(std::min<long long>(whole, sms), static_cast<long long>(groups) * width);
+  }
 };
 
-// The tiles the grid does not fill: with T tiles on S SMs the last round holds T mod S tiles (all T
-// when T < S), and in an unsplit round the other SMs idle. Cutting each of those tiles into P parts
-// makes that round P times shorter: P as large as fills the SMs while each part keeps
-// kMinPartKTiles K tiles and the partials (8 bytes per element and part: written, then read back)
-// stay within A's bytes (about M·K). With T >= S the whole rounds run first and every CTA takes at
-// most one tail unit.
-// Measured on the H100 (bf16): with T < S, 4096 x 16 x 4096 went from 74 % to 108 % of cuSPARSELt
-// with 8 parts, 4096 x 512 x 4096 from 77 % to 69 % with 2 (its partials: twice A's bytes).
+// When the tail is shared, and by how many groups: as many as the SMs hold (S / width), while each
+// range keeps kMinPartKTiles K tiles and the partials (8 bytes per element and segment: written,
+// then read back) stay within A's bytes (about M·K); and only with at least two groups per tail unit
+// (the last round at most about half as long), since every segment writes a tile of partials and
+// the second kernel reads them.
+// Ranges that cross units (stream-K proper) pay where a unit is a row of several tiles and K is
+// long: kStreamKMinKTiles K tiles or more. Elsewhere the groups are a multiple of the tail units,
+// so each tail tile is cut into the same number of equal parts and no range crosses a unit.
+// Measured on the H100 (bf16, 512 tokens, this rule against equal parts alternated in one lease,
+// docs/sparse24-gemm.md): 3-5 % less time on 12288², 12288 x 49152 and 36864 x 12288, within
+// 1 % on 27648 x 9216, 28672 x 8192 and 36864 x 9216. Ranges across units lost 4-6 points of
+// cuSPARSELt's rate where K was 3584-4096, and with one column were 1-40 % slower at 128 tokens
+// (8192 x 128 x 29568: 127.5 % of cuSPARSELt against 148.0 %). Equal parts themselves: 4096 x 16 x 4096 went from 74 % to 108 %
+// of cuSPARSELt with 8 parts, 4096 x 512 x 4096 from 77 % to 69 % with 2 (its partials: twice
+// A's bytes).
 inline constexpr int kMinPartKTiles = 4;
+inline constexpr int kStreamKMinKTiles = 128;
 inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int bn, int ktiles, int sms) {
   if (m <= 0 || n <= 0 || k <= 0 || sms <= 0 || ktiles <= 0) return {};
-  const long long tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
-  const long long tail = tiles % sms;
-  const SplitPlan none{tiles, 0, 1};
+  const long long tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, tiles = tiles_m * tiles_n;
+  const SplitPlan none{tiles, 0, 1, 0, ktiles, static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
+  const long long width = sms % tiles_n == 0 ? tiles_n : 1;
+  const long long tail = (tiles % sms) / width;  // rows when width = tiles_n: the whole rounds are whole rows
   if (tail == 0) return none;
   const long long tile_elems = std::min<long long>(bm, m) * std::min<long long>(bn, n);
-  const long long parts = std::min({sms / tail, static_cast<long long>(ktiles / kMinPartKTiles),
-                                    (m * k) / (8 * tail * tile_elems)});
-  if (parts < 2) return none;
-  return {tiles - tail, static_cast<int>(tail), static_cast<int>(parts)};
+  const long long max_slots = (m * k) / (8 * tile_elems);
+  const bool stream_k = width > 1 && ktiles >= kStreamKMinKTiles;
+  // Equal parts write `groups` tiles of partials a position; ranges across units up to tail - 1 more.
+  long long groups = std::min({sms / width, tail * ktiles / kMinPartKTiles, max_slots / width - (stream_k ? tail - 1 : 0)});
+  if (!stream_k) groups -= groups % tail;
+  if (groups < 2 * tail) return none;
+  return {tiles - tail * width, static_cast<int>(tail), static_cast<int>(width), static_cast<int>(groups), ktiles,
+          static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
 }
 
 // The CTA tile's rows: 256 (the tall tile) or 128 (the square one, 128 x 128). A square tile runs
@@ -45,16 +108,14 @@ inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int b
 // 71-85 %), so it pays only where tall tiles leave most SMs idle or pay heavily for split-K: with
 // fewer tall tiles T than SMs S, it is chosen when split-K's partials are at least 1/6 of A's
 // bytes, or when nothing is split and 2T <= S (so the square tiles still fit one round).
-// Measured (H100, 31 weights x 16/128/512/2048 tokens): the better tile in 118 of 124 cases, at
-// most 4.2 % slower than the better one in the other six.
 inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128;
 inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, int sms) {
   const SplitPlan tall = split_plan(m, n, k, kTallRows, kTileCols, ktiles, sms);
-  const long long tiles = tall.whole + tall.tail;
+  const long long tiles = tall.whole + tall.tail_tiles();
   if (m <= 0 || n <= 0 || k <= 0 || tiles >= sms) return kTallRows;
   if (!tall.split()) return 2 * tiles <= sms ? kSquareRows : kTallRows;
-  const long long partial_bytes = 8LL * tall.tail * tall.parts * std::min<long long>(kTallRows, m) *
-                                  std::min<long long>(kTileCols, n);
+  const long long partial_bytes =
+      8LL * tall.segments() * std::min<long long>(kTallRows, m) * std::min<long long>(kTileCols, n);
   return 6 * partial_bytes >= m * k ? kSquareRows : kTallRows;
 }
 
