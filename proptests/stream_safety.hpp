@@ -6,6 +6,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,6 +25,19 @@ struct StreamJob {
 };
 inline constexpr int kStreamRounds = 6;
 inline constexpr int kStreamSlots = kStreamRounds + 2;  // the lone run, the rounds, the graph
+
+// A job's outputs as kStreamSlots slots of n elements in one device array: slot `slot`'s first
+// element, and its bytes (after a device synchronization).
+template <class T>
+T* slot_ptr(T* slots, std::size_t n, int slot) {
+  return slots + n * static_cast<std::size_t>(slot);
+}
+template <class T>
+std::vector<std::uint8_t> slot_bytes(const T* slots, std::size_t n, int slot) {
+  std::vector<std::uint8_t> out(n * sizeof(T));
+  WS_CUDA(cudaMemcpy(out.data(), slot_ptr(slots, n, slot), out.size(), cudaMemcpyDeviceToHost));
+  return out;
+}
 
 // "" when every output matched; else which job, round or graph differed. `larger` queues a launch
 // that needs more scratch than job a.

@@ -189,13 +189,9 @@ TEST_CASE("bitmap SpMM in parts runs on two streams at once and from a CUDA grap
     return gpu_props::StreamJob{
         name,
         [&da, dx, dy, n, s](cudaStream_t st, int slot) {
-          gpu::bitmap_spmm<half, float>(da, dx->get(), dy->get() + n * static_cast<std::size_t>(slot), 1, 0, s, st);
+          gpu::bitmap_spmm<half, float>(da, dx->get(), gpu_props::slot_ptr(dy->get(), n, slot), 1, 0, s, st);
         },
-        [dy, n](int slot) {
-          std::vector<std::uint8_t> out(n * sizeof(float));
-          WS_CUDA(cudaMemcpy(out.data(), dy->get() + n * static_cast<std::size_t>(slot), out.size(), cudaMemcpyDeviceToHost));
-          return out;
-        }};
+        [dy, n](int slot) { return gpu_props::slot_bytes(dy->get(), n, slot); }};
   };
   const gpu_props::StreamJob j0 = make_job("B = 8 in 4 parts", 8, 4), j1 = make_job("B = 16 in 8 parts", 16, 8);
   const gpu_props::StreamJob larger = make_job("B = 16 in 32 parts", 16, 32);

@@ -243,13 +243,9 @@ TEST_CASE("EC kernels: one matrix on two streams at once and from a CUDA graph",
     return gpu_props::StreamJob{
         name,
         [da, dx, dy, rows](cudaStream_t st, int slot) {
-          gpu::ec_spmv<half, float>(*da, dx->get(), dy->get() + rows * slot, 1.0f, 0.0f, st);
+          gpu::ec_spmv<half, float>(*da, dx->get(), gpu_props::slot_ptr(dy->get(), rows, slot), 1.0f, 0.0f, st);
         },
-        [dy, rows](int slot) {
-          std::vector<std::uint8_t> out(static_cast<std::size_t>(rows) * sizeof(float));
-          WS_CUDA(cudaMemcpy(out.data(), dy->get() + rows * slot, out.size(), cudaMemcpyDeviceToHost));
-          return out;
-        }};
+        [dy, rows](int slot) { return gpu_props::slot_bytes(dy->get(), rows, slot); }};
   };
   const gpu_props::StreamJob j0 = make_job("x0"), j1 = make_job("x1");
   REQUIRE(gpu_props::check_streams_and_graph(j0, j1, [&](cudaStream_t st) { j1.launch(st, 0); }) == "");

@@ -343,13 +343,9 @@ TEST_CASE("MACKO kernel: grid splits on two streams at once and from a CUDA grap
     return gpu_props::StreamJob{
         name,
         [da, dx, dy, s, rows = rows](cudaStream_t st, int slot) {
-          gpu::macko_spmv<half, half>(*da, dx->get(), dy->get() + rows * slot, 1.f, 0.f, s, st);
+          gpu::macko_spmv<half, half>(*da, dx->get(), gpu_props::slot_ptr(dy->get(), rows, slot), 1.f, 0.f, s, st);
         },
-        [dy, rows = rows](int slot) {
-          std::vector<std::uint8_t> out(static_cast<std::size_t>(rows) * sizeof(half));
-          WS_CUDA(cudaMemcpy(out.data(), dy->get() + rows * slot, out.size(), cudaMemcpyDeviceToHost));
-          return out;
-        }};
+        [dy, rows = rows](int slot) { return gpu_props::slot_bytes(dy->get(), rows, slot); }};
   };
   const gpu_props::StreamJob j0 = make_job("64 grid splits", 64), j1 = make_job("100 grid splits", 100);
   const gpu_props::StreamJob larger = make_job("1000 grid splits", 1000);

@@ -380,14 +380,9 @@ int stream_section(std::mt19937& rng) {
     return ws::gpu_props::StreamJob{
         std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k),
         [w, outs](cudaStream_t st, int slot) {
-          s24::gpu::gemm(w->a, w->b.get(), w->n, w->n, w->c.get() + outs * static_cast<std::size_t>(slot), w->n, st);
+          s24::gpu::gemm(w->a, w->b.get(), w->n, w->n, ws::gpu_props::slot_ptr(w->c.get(), outs, slot), w->n, st);
         },
-        [w, outs](int slot) {
-          std::vector<std::uint8_t> out(outs * sizeof(T));
-          WS_CUDA(cudaMemcpy(out.data(), w->c.get() + outs * static_cast<std::size_t>(slot), out.size(),
-                             cudaMemcpyDeviceToHost));
-          return out;
-        }};
+        [w, outs](int slot) { return ws::gpu_props::slot_bytes(w->c.get(), outs, slot); }};
   };
   // Fewer output tiles than SMs: every one is split in K.
   const auto j0 = make_job(1024, 16, 2048), j1 = make_job(2048, 16, 6144), larger = make_job(4096, 32, 8192);
@@ -501,6 +496,9 @@ int main(int argc, char** argv) {
         // 5 columns of tiles (no divisor of 132): the tail is the last tiles in the grid's order,
         // each cut into equal parts.
         hshapes.push_back({256 * ((sms + 10) / 5) - 7, 600, 1000, 0, 1});
+        // 4 columns and 130 K tiles: 4 tail rows on sms / 4 groups, stream-K ranges that cross
+        // rows, ragged M, N and K (ldc 504: the TMA-store epilogue).
+        hshapes.push_back({256 * (sms / 4 + 4) - 100, 504, 8300});
         for (const Tile t : tiles_of(true))
           for (const Shape& sh : hshapes) {
             if (t == Tile::kAuto) continue;
