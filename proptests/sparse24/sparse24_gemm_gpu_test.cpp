@@ -487,9 +487,9 @@ int main(int argc, char** argv) {
                                             // tiles' K tiles shared by up to every SM, the partials
                                             // added by a second kernel; ragged K and ldc
                                             {4096, 16, 4096}, {777, 16, 3000, 0, 2}, {1, 32, 2048}};
-        // More tiles than SMs, the tile rows after the whole rounds shared by groups of CTAs: one
-        // column, every row checked (4 tail rows of 32 K tiles on 32 CTAs), and 2 columns with
-        // ragged K (17 K tiles a tile, ranges of 4-5 that cross rows).
+        // More tiles than SMs, the tiles after the whole rounds shared by groups of CTAs in equal
+        // parts: one column, every row checked (4 tail tiles of 32 K tiles, 8 parts each), and
+        // 2 columns with ragged K (2 tail rows of 17 K tiles, 4 parts each).
         const int sms = prop.multiProcessorCount;
         hshapes.push_back({256 * (sms + 3) + 77, 8, 2048});
         hshapes.push_back({256 * (sms / 2 + 1) + 5, 200, 1027, 0, 3});
