@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           const __grid_constant__ CUtensorMap map_c,
                           const std::uint16_t* __restrict__ e, TOut* __restrict__ c, float* __restrict__ partials,
-                          int m, int n, int rows_padded, int cols_padded, int ldc, SplitPlan plan) {
+                          int m, int n, int rows_padded, int ldc, SplitPlan plan) {
 #if defined(WS_SPARSE24_WGMMA_ENABLED)
   using S = Shape<kTileM>;
   constexpr int kBM = S::kBM, kBN = S::kBN, kMB = S::kMBlocks, kAccN = S::kAccRegs;
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128, lane = tid & 31, warp_in_wg = (tid / 32) % 4;
-  const int ktiles = cols_padded / kBK;
+  const int ktiles = plan.ktiles;  // K padded to kBK: split_plan holds it for split and unsplit launches
   // Work units (SplitPlan, reference/sparse24/sparse24_split.hpp): this CTA's whole tiles (pid =
   // blockIdx.x, + gridDim.x, ... < whole: all K tiles, stored into C), then, for a CTA of a tail
   // group, the segments of its group's range: K tiles [kb, ke) of its tile of tail unit r, whose
@@ -286,20 +286,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int my_whole = cta < whole ? (whole - 1 - cta) / static_cast<int>(gridDim.x) + 1 : 0;
   const int col = cta % plan.width, grp = cta / plan.width;
   const bool sharer = plan.split() && grp < plan.groups;
-  const long long seg_b = sharer ? plan.begin(grp) : 0, seg_e = sharer ? plan.begin(grp + 1) : 0;
-  const int seg_r0 = static_cast<int>(seg_b / ktiles);
-  const int units = my_whole + (seg_e > seg_b ? static_cast<int>((seg_e - 1) / ktiles) - seg_r0 + 1 : 0);
+  const int seg_b = sharer ? plan.begin(grp) : 0, seg_e = sharer ? plan.begin(grp + 1) : 0;
+  const int seg_r0 = seg_b / ktiles;
+  const int units = my_whole + (seg_e > seg_b ? (seg_e - 1) / ktiles - seg_r0 + 1 : 0);
   struct Unit {
     TileCoord tile;
     int kb, ke, slot;
   };
   auto unit_of = [&](int i) {
     if (i < my_whole) return Unit{plan.whole_tile(cta + i * static_cast<int>(gridDim.x)), 0, ktiles, -1};
-    const int r = seg_r0 + (i - my_whole);
-    const long long r0 = static_cast<long long>(r) * ktiles;
-    return Unit{plan.tail_tile(r, col), static_cast<int>(std::max(seg_b, r0) - r0),
-                static_cast<int>(std::min(seg_e, r0 + ktiles) - r0),
-                plan.first_group(r) == plan.last_group(r) ? -1 : plan.slot(col, grp, r)};
+    const int r = seg_r0 + (i - my_whole), r0 = r * ktiles;
+    // A unit this group's range covers whole is no other group's: stored directly.
+    const bool alone = seg_b <= r0 && r0 + ktiles <= seg_e;
+    return Unit{plan.tail_tile(r, col), std::max(seg_b, r0) - r0, std::min(seg_e, r0 + ktiles) - r0,
+                alone ? -1 : plan.slot(col, grp, r)};
   };
   const int blocks_m = rows_padded / kMetaBlockRows;
 
@@ -636,11 +636,12 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   const SplitPlan plan = split_plan(g.m, g.n, g.k, S::kBM, S::kBN, g.cols_padded / kBK, sms);
   const long long grid = plan.grid(sms);
   // The tail partials, this launch's own (stream_scratch.hpp: safe on two streams and in graphs).
+  // Sized by slots(), not segments(): slot(col, g, r) = g + r needs no walk over the groups, and
+  // leaves at most tail - 1 tiles a position unwritten.
   const warpsparse::gpu::StreamScratch<float> scratch(static_cast<std::size_t>(plan.slots()) * S::kBM * S::kBN, stream);
   float* const partials = scratch.get();
   kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
-                                                                        partials, g.m, g.n, g.rows_padded,
-                                                                        g.cols_padded, g.ldc, plan);
+                                                                        partials, g.m, g.n, g.rows_padded, g.ldc, plan);
   WS_CUDA(cudaGetLastError());
   if (plan.split()) {
     const long long tile_outputs = std::min<long long>(S::kBM, g.m) * std::min<long long>(S::kBN, g.n);

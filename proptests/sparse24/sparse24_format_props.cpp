@@ -260,6 +260,13 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
   // K of 4096 (64 K tiles, under kStreamKMinKTiles): 11008 x 512 x 4096, 10 tail rows, 30 groups
   // (3 equal parts a tile).
   CHECK(is(plan(11008, 512, 4096), 132, 10, 4, 30));
+  // 12 columns (1536 tokens) leave 11 groups, under kStreamKMinGroups: 12288 x 1536 x 12288, 4
+  // tail rows of 192 K tiles, 8 groups (2 equal parts a tile).
+  CHECK(is(plan(12288, 1536, 12288), 528, 4, 12, 8));
+  // The range arithmetic is 32-bit: a tail of 2^24 K tiles on 132 groups would pass 2^31 and is
+  // not split; 2^23 is.
+  CHECK(!plan(256, 16, 1LL << 30).split());
+  CHECK(plan(256, 16, 1LL << 29).split());
   // 32 columns (4096 tokens): 132 is no multiple of 32, so the units are the last 20 tiles of
   // 28672 x 4096 x 8192 (3584 = 27 * 132 + 20), 6 parts each.
   CHECK(is(plan(28672, 4096, 8192), 3564, 20, 1, 120));
@@ -303,7 +310,9 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
     RC_ASSERT(static_cast<long long>(p.groups) * p.width <= sms);
     RC_ASSERT(p.begin(0) == 0);
     RC_ASSERT(p.begin(p.groups) == p.iterations());
-    if (p.width == 1 || ktiles < warpsparse::sparse24::gpu::kStreamKMinKTiles) RC_ASSERT(p.groups % p.tail == 0);
+    namespace g24 = warpsparse::sparse24::gpu;
+    if (p.width == 1 || ktiles < g24::kStreamKMinKTiles || sms / p.width < g24::kStreamKMinGroups)
+      RC_ASSERT(p.groups % p.tail == 0);
     for (int g = 0; g < p.groups; ++g) {
       RC_ASSERT(p.begin(g + 1) - p.begin(g) >= warpsparse::sparse24::gpu::kMinPartKTiles);
       RC_ASSERT(p.group_of(p.begin(g)) == g);
@@ -319,8 +328,8 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
       }
       long long covered = r0;  // the groups' segments, in order, tile [r0, r0 + ktiles)
       for (int g = p.first_group(r); g <= p.last_group(r); ++g) {
-        RC_ASSERT(std::max(p.begin(g), r0) == covered);
-        covered = std::min(p.begin(g + 1), r0 + ktiles);
+        RC_ASSERT(std::max<long long>(p.begin(g), r0) == covered);
+        covered = std::min<long long>(p.begin(g + 1), r0 + ktiles);
         for (int col = 0; col < p.width; ++col) {
           const int s = p.slot(col, g, r);
           RC_ASSERT(s >= 0);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 
 #include "reference/common/hd.hpp"
 #include "reference/sparse24/sparse24_layout.hpp"
@@ -31,16 +32,16 @@ struct SplitPlan {
 
   WS_HD bool split() const { return groups > 0; }
   WS_HD bool rows() const { return width == tiles_n; }  // units are rows (one column: both)
-  WS_HD long long iterations() const { return static_cast<long long>(tail) * ktiles; }
+  // The range arithmetic is 32-bit: split_plan keeps iterations() · (groups + 1) within int, and on
+  // the GPU a 64-bit division is a long subroutine that a tail CTA would run before its first load.
+  WS_HD int iterations() const { return tail * ktiles; }
   // The first tail K tile of group g (g in 0 .. groups; begin(groups) is the end).
-  WS_HD long long begin(int g) const { return iterations() * g / groups; }
+  WS_HD int begin(int g) const { return iterations() * g / groups; }
   // The group whose range holds tail K tile x: the largest g with begin(g) <= x.
-  WS_HD int group_of(long long x) const {
-    return static_cast<int>(((x + 1) * groups + iterations() - 1) / iterations() - 1);
-  }
+  WS_HD int group_of(int x) const { return ((x + 1) * groups + iterations() - 1) / iterations() - 1; }
   // The groups that share tail unit r, in K order: first_group(r) .. last_group(r).
-  WS_HD int first_group(int r) const { return group_of(static_cast<long long>(r) * ktiles); }
-  WS_HD int last_group(int r) const { return group_of(static_cast<long long>(r + 1) * ktiles - 1); }
+  WS_HD int first_group(int r) const { return group_of(r * ktiles); }
+  WS_HD int last_group(int r) const { return group_of((r + 1) * ktiles - 1); }
   // Group g's segment of tail unit r, position col, writes its partials to slot(col, g, r). For one
   // position no two segments share g + r: g in unit r and g + 1 in unit r - 1 would need unit r to
   // start before begin(g + 1) and unit r - 1 to end after it, and unit r - 1 ends where r starts.
@@ -73,18 +74,22 @@ struct SplitPlan {
 // then read back) stay within A's bytes (about M·K); and only with at least two groups per tail unit
 // (the last round at most about half as long), since every segment writes a tile of partials and
 // the second kernel reads them.
-// Ranges that cross units (stream-K proper) pay where a unit is a row of several tiles and K is
-// long: kStreamKMinKTiles K tiles or more. Elsewhere the groups are a multiple of the tail units,
-// so each tail tile is cut into the same number of equal parts and no range crosses a unit.
-// Measured on the H100 (bf16, 512 tokens, this rule against equal parts alternated in one lease,
-// docs/sparse24-gemm.md): 3-5 % less time on 12288², 12288 x 49152 and 36864 x 12288, within
-// 1 % on 27648 x 9216, 28672 x 8192 and 36864 x 9216. Ranges across units lost 4-6 points of
-// cuSPARSELt's rate where K was 3584-4096, and with one column were 1-40 % slower at 128 tokens
-// (8192 x 128 x 29568: 127.5 % of cuSPARSELt against 148.0 %). Equal parts themselves: 4096 x 16 x 4096 went from 74 % to 108 %
-// of cuSPARSELt with 8 parts, 4096 x 512 x 4096 from 77 % to 69 % with 2 (its partials: twice
-// A's bytes).
+// Ranges that cross units (stream-K proper) pay where a unit is a row of several tiles, K is long
+// (kStreamKMinKTiles K tiles or more) and the SMs hold many groups (kStreamKMinGroups or more: S /
+// width, so rows of at most 8 tiles on 132 SMs). Elsewhere the groups are a multiple of the tail
+// units, so each tail tile is cut into the same number of equal parts and no range crosses a unit.
+// Measured on the H100 (bf16, this rule against equal parts alternated in one lease,
+// docs/sparse24-gemm.md): at 512 tokens (33 groups) 3-5 % less time on 12288², 12288 x 49152 and
+// 36864 x 12288, within 1 % on 27648 x 9216, 28672 x 8192 and 36864 x 9216; at 768 (22 groups)
+// -1.5 % on average over six weights; at 1408 (12 groups) -0.4 %, and at 1536 (11 groups) +3.1 %,
+// up to +15 % (4096 x 1536 x 14336). Ranges across units lost 4-6 points of cuSPARSELt's rate where
+// K was 3584-4096, and with one column were 1-40 % slower at 128 tokens (8192 x 128 x 29568:
+// 127.5 % of cuSPARSELt against 148.0 %). Equal parts themselves: 4096 x 16 x 4096 went from 74 %
+// to 108 % of cuSPARSELt with 8 parts, 4096 x 512 x 4096 from 77 % to 69 % with 2 (its partials:
+// twice A's bytes).
 inline constexpr int kMinPartKTiles = 4;
 inline constexpr int kStreamKMinKTiles = 128;
+inline constexpr int kStreamKMinGroups = 16;
 inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int bn, int ktiles, int sms) {
   if (m <= 0 || n <= 0 || k <= 0 || sms <= 0 || ktiles <= 0) return {};
   const long long tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, tiles = tiles_m * tiles_n;
@@ -94,11 +99,12 @@ inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int b
   if (tail == 0) return none;
   const long long tile_elems = std::min<long long>(bm, m) * std::min<long long>(bn, n);
   const long long max_slots = (m * k) / (8 * tile_elems);
-  const bool stream_k = width > 1 && ktiles >= kStreamKMinKTiles;
+  const bool stream_k = width > 1 && ktiles >= kStreamKMinKTiles && sms / width >= kStreamKMinGroups;
   // Equal parts write `groups` tiles of partials a position; ranges across units up to tail - 1 more.
   long long groups = std::min({sms / width, tail * ktiles / kMinPartKTiles, max_slots / width - (stream_k ? tail - 1 : 0)});
   if (!stream_k) groups -= groups % tail;
   if (groups < 2 * tail) return none;
+  if (tail * ktiles * (groups + 1) > std::numeric_limits<int>::max()) return none;  // K over ~8 M on 132 SMs
   return {tiles - tail * width, static_cast<int>(tail), static_cast<int>(width), static_cast<int>(groups), ktiles,
           static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
 }
