@@ -296,10 +296,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto unit_of = [&](int i) {
     if (i < my_whole) return Unit{plan.whole_tile(cta + i * static_cast<int>(gridDim.x)), 0, ktiles, -1};
     const int r = seg_r0 + (i - my_whole), r0 = r * ktiles;
-    // A unit this group's range covers whole is no other group's: stored directly.
-    const bool alone = seg_b <= r0 && r0 + ktiles <= seg_e;
     return Unit{plan.tail_tile(r, col), std::max(seg_b, r0) - r0, std::min(seg_e, r0 + ktiles) - r0,
-                alone ? -1 : plan.slot(col, grp, r)};
+                plan.covers(seg_b, seg_e, r) ? -1 : plan.slot(col, grp, r)};
   };
   const int blocks_m = rows_padded / kMetaBlockRows;
 
@@ -585,27 +583,45 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
 }
 
 // Split-K's second pass: each output of a shared tail tile (blockIdx.x = r · width + col) is its
-// segments' fp32 partial sums added in group order, then converted once. One thread per output:
-// the tile's rows and columns inside M and N, numbered row-major (blockIdx.y, threadIdx.x), so a
-// warp reads consecutive partials and writes consecutive outputs. A tile that one group covered
-// alone was stored by the GEMM kernel.
+// segments' fp32 partial sums added in group order, then converted once. A block takes kTailRows
+// rows of the tile (blockIdx.y); a thread takes one column (threadIdx.x mod kBN) of every
+// kRowStep-th of those rows, so a warp reads 32 consecutive partials and writes consecutive
+// outputs. The unit's groups, tile and slot are worked out once per thread for all of its rows:
+// with one output per thread those integer divisions, not the partials' bytes, set the kernel's
+// time. Groups run outer and rows inner, so a group's loads for all of a thread's rows are in
+// flight together. A tile that one group covered alone was stored by the GEMM kernel.
+inline constexpr int kTailRows = 16, kTailThreads = 256;
 template <class TOut, int kTileM>
-__global__ void __launch_bounds__(256) sparse24_tail_kernel(const float* __restrict__ partials, TOut* __restrict__ c, int m,
-                                                            int n, int ldc, SplitPlan plan) {
+__global__ void __launch_bounds__(kTailThreads) sparse24_tail_kernel(const float* __restrict__ partials, TOut* __restrict__ c,
+                                                                     int m, int n, int ldc, SplitPlan plan) {
   using S = Shape<kTileM>;
-  constexpr int kTileElems = S::kBM * S::kBN;
+  constexpr int kTileElems = S::kBM * S::kBN, kRowStep = kTailThreads / S::kBN, kOuts = kTailRows / kRowStep;
+  static_assert(kTailThreads % S::kBN == 0 && S::kBM % kTailRows == 0 && kTailRows % kRowStep == 0);
   const int r = static_cast<int>(blockIdx.x) / plan.width, col = static_cast<int>(blockIdx.x) % plan.width;
-  const int g0 = plan.first_group(r), g1 = plan.last_group(r);
-  if (g0 == g1) return;
+  const int g0 = plan.first_group(r);
+  if (plan.covers(plan.begin(g0), plan.begin(g0 + 1), r)) return;
+  const int g1 = plan.last_group(r);
   const TileCoord tile = plan.tail_tile(r, col);
-  const int m0 = tile.m * S::kBM, n0 = tile.n * S::kBN;
-  const int cols = min(S::kBN, n - n0), e = static_cast<int>(blockIdx.y * blockDim.x + threadIdx.x);
-  const int row = e / cols, cc = e % cols;
-  if (row >= S::kBM || m0 + row >= m) return;
-  const float* p = partials + row * S::kBN + cc;
-  float s = p[static_cast<std::int64_t>(plan.slot(col, g0, r)) * kTileElems];
-  for (int g = g0 + 1; g <= g1; ++g) s = __fadd_rn(s, p[static_cast<std::int64_t>(plan.slot(col, g, r)) * kTileElems]);
-  c[static_cast<std::int64_t>(m0 + row) * ldc + n0 + cc] = from_f32<TOut>(s);
+  const int cc = static_cast<int>(threadIdx.x) % S::kBN, n0 = tile.n * S::kBN;
+  if (cc >= n - n0) return;
+  const int row0 = static_cast<int>(blockIdx.y) * kTailRows + static_cast<int>(threadIdx.x) / S::kBN;
+  const int rows = m - tile.m * S::kBM;  // the tile's rows inside M
+  // Group g's partials of this position are slot(col, g0, r) + (g - g0): consecutive slots.
+  const float* p =
+      partials + static_cast<std::int64_t>(plan.slot(col, g0, r)) * kTileElems + row0 * S::kBN + cc;
+  float s[kOuts];
+#pragma unroll
+  for (int j = 0; j < kOuts; ++j) s[j] = row0 + j * kRowStep < rows ? p[j * kRowStep * S::kBN] : 0.0f;
+  for (int g = 1; g <= g1 - g0; ++g) {
+    const float* q = p + static_cast<std::int64_t>(g) * kTileElems;
+#pragma unroll
+    for (int j = 0; j < kOuts; ++j)
+      if (row0 + j * kRowStep < rows) s[j] = __fadd_rn(s[j], q[j * kRowStep * S::kBN]);
+  }
+  TOut* out = c + static_cast<std::int64_t>(tile.m * S::kBM + row0) * ldc + n0 + cc;
+#pragma unroll
+  for (int j = 0; j < kOuts; ++j)
+    if (row0 + j * kRowStep < rows) out[static_cast<std::int64_t>(j) * kRowStep * ldc] = from_f32<TOut>(s[j]);
 }
 
 // The launch: one CTA per SM striding over the whole tiles, then the tail groups' segments
@@ -644,10 +660,10 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
                                                                         partials, g.m, g.n, g.rows_padded, g.ldc, plan);
   WS_CUDA(cudaGetLastError());
   if (plan.split()) {
-    const long long tile_outputs = std::min<long long>(S::kBM, g.m) * std::min<long long>(S::kBN, g.n);
-    sparse24_tail_kernel<TOut, kTileM>
-        <<<dim3(static_cast<unsigned>(plan.tail_tiles()), static_cast<unsigned>((tile_outputs + 255) / 256)), 256, 0, stream>>>(
-            partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
+    const int tile_rows = static_cast<int>(std::min<long long>(S::kBM, g.m));
+    sparse24_tail_kernel<TOut, kTileM><<<dim3(static_cast<unsigned>(plan.tail_tiles()),
+                                              static_cast<unsigned>((tile_rows + kTailRows - 1) / kTailRows)),
+                                         kTailThreads, 0, stream>>>(partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
     WS_CUDA(cudaGetLastError());
   }
 }

@@ -328,10 +328,8 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
       }
       long long covered = r0;  // the groups' segments, in order, tile [r0, r0 + ktiles)
       for (int g = p.first_group(r); g <= p.last_group(r); ++g) {
-        // The GEMM kernel stores a unit directly when its own group's range holds all of it; the
-        // tail kernel skips a unit whose first and last groups are one. Both must name the same units.
-        const bool holds_all = p.begin(g) <= r0 && r0 + ktiles <= p.begin(g + 1);
-        RC_ASSERT(holds_all == (p.first_group(r) == p.last_group(r)));
+        // covers() (both kernels' "stored directly") names exactly the units one group meets.
+        RC_ASSERT(p.covers(p.begin(g), p.begin(g + 1), r) == (p.first_group(r) == p.last_group(r)));
         RC_ASSERT(std::max<long long>(p.begin(g), r0) == covered);
         covered = std::min<long long>(p.begin(g + 1), r0 + ktiles);
         for (int col = 0; col < p.width; ++col) {

@@ -42,6 +42,10 @@ struct SplitPlan {
   // The groups that share tail unit r, in K order: first_group(r) .. last_group(r).
   WS_HD int first_group(int r) const { return group_of(r * ktiles); }
   WS_HD int last_group(int r) const { return group_of((r + 1) * ktiles - 1); }
+  // Whether a group's range [b, e) = [begin(g), begin(g + 1)) holds all of tail unit r's K tiles:
+  // then no other group meets the unit, its CTA stores the tile directly and the tail kernel skips
+  // it. Both kernels ask this one question; the GEMM kernel passes the range it already holds.
+  WS_HD bool covers(int b, int e, int r) const { return b <= r * ktiles && (r + 1) * ktiles <= e; }
   // Group g's segment of tail unit r, position col, writes its partials to slot(col, g, r). For one
   // position no two segments share g + r: g in unit r and g + 1 in unit r - 1 would need unit r to
   // start before begin(g + 1) and unit r - 1 to end after it, and unit r - 1 ends where r starts.
@@ -55,12 +59,14 @@ struct SplitPlan {
     for (int r = 0; r < tail && split(); ++r) s += last_group(r) - first_group(r) + 1;
     return s * width;
   }
-  // Whole tile `pid` and position col of tail unit r, as output tile coordinates.
+  // Whole tile `pid` and position col of tail unit r, as output tile coordinates. The launch
+  // requires fewer than 2^30 tiles, so `whole` fits an int and the division is 32-bit.
+  WS_HD int whole_rows() const { return static_cast<int>(whole) / tiles_n; }
   WS_HD TileCoord whole_tile(int pid) const {
-    return cta_tile(pid, rows() ? static_cast<int>(whole / tiles_n) : tiles_m, tiles_n);
+    return cta_tile(pid, rows() ? whole_rows() : tiles_m, tiles_n);
   }
   WS_HD TileCoord tail_tile(int r, int col) const {
-    return rows() ? TileCoord{static_cast<int>(whole / tiles_n) + r, col}
+    return rows() ? TileCoord{whole_rows() + r, col}
                   : cta_tile(static_cast<int>(whole) + r, tiles_m, tiles_n);
   }
   // The CTAs of the launch: enough for the whole rounds and for the tail's groups.
