@@ -583,45 +583,59 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
 }
 
 // Split-K's second pass: each output of a shared tail tile (blockIdx.x = r · width + col) is its
-// segments' fp32 partial sums added in group order, then converted once. A block takes kTailRows
-// rows of the tile (blockIdx.y); a thread takes one column (threadIdx.x mod kBN) of every
-// kRowStep-th of those rows, so a warp reads 32 consecutive partials and writes consecutive
-// outputs. The unit's groups, tile and slot are worked out once per thread for all of its rows:
-// with one output per thread those integer divisions, not the partials' bytes, set the kernel's
-// time. Groups run outer and rows inner, so a group's loads for all of a thread's rows are in
-// flight together. A tile that one group covered alone was stored by the GEMM kernel.
-inline constexpr int kTailRows = 16, kTailThreads = 256;
-template <class TOut, int kTileM>
+// segments' fp32 partial sums added in group order, then converted once. A block's threads lie over
+// kCols columns (the fewest of 16, 32, 64, 128 that hold the tile's columns, so narrow tiles leave no
+// thread idle) and kTailThreads / kCols rows; a thread takes its column of kTailOuts rows, that many
+// rows apart, so a warp reads consecutive partials and writes consecutive outputs. The unit's
+// groups, tile and slot are worked out once per thread for all of its rows: with one output per
+// thread those integer divisions, not the partials' bytes, set the kernel's time. Groups run outer
+// and rows inner, so a group's loads for all of a thread's rows are in flight together. A tile that
+// one group covered alone was stored by the GEMM kernel.
+inline constexpr int kTailThreads = 256, kTailOuts = 8;
+template <int kCols>
+inline constexpr int kTailBlockRows = kTailThreads / kCols * kTailOuts;
+template <class TOut, int kTileM, int kCols>
 __global__ void __launch_bounds__(kTailThreads) sparse24_tail_kernel(const float* __restrict__ partials, TOut* __restrict__ c,
                                                                      int m, int n, int ldc, SplitPlan plan) {
   using S = Shape<kTileM>;
-  constexpr int kTileElems = S::kBM * S::kBN, kRowStep = kTailThreads / S::kBN, kOuts = kTailRows / kRowStep;
-  static_assert(kTailThreads % S::kBN == 0 && S::kBM % kTailRows == 0 && kTailRows % kRowStep == 0);
+  constexpr int kTileElems = S::kBM * S::kBN, kRowStep = kTailThreads / kCols;
+  static_assert(kCols <= S::kBN && kTailThreads % kCols == 0 && S::kBM % kTailBlockRows<kCols> == 0);
   const int r = static_cast<int>(blockIdx.x) / plan.width, col = static_cast<int>(blockIdx.x) % plan.width;
   const int g0 = plan.first_group(r);
   if (plan.covers(plan.begin(g0), plan.begin(g0 + 1), r)) return;
   const int g1 = plan.last_group(r);
   const TileCoord tile = plan.tail_tile(r, col);
-  const int cc = static_cast<int>(threadIdx.x) % S::kBN, n0 = tile.n * S::kBN;
+  const int cc = static_cast<int>(threadIdx.x) % kCols, n0 = tile.n * S::kBN;
   if (cc >= n - n0) return;
-  const int row0 = static_cast<int>(blockIdx.y) * kTailRows + static_cast<int>(threadIdx.x) / S::kBN;
+  const int row0 = static_cast<int>(blockIdx.y) * kTailBlockRows<kCols> + static_cast<int>(threadIdx.x) / kCols;
   const int rows = m - tile.m * S::kBM;  // the tile's rows inside M
+  const auto live = [&](int j) { return row0 + j * kRowStep < rows; };
   // Group g's partials of this position are slot(col, g0, r) + (g - g0): consecutive slots.
   const float* p =
       partials + static_cast<std::int64_t>(plan.slot(col, g0, r)) * kTileElems + row0 * S::kBN + cc;
-  float s[kOuts];
+  float s[kTailOuts];
 #pragma unroll
-  for (int j = 0; j < kOuts; ++j) s[j] = row0 + j * kRowStep < rows ? p[j * kRowStep * S::kBN] : 0.0f;
+  for (int j = 0; j < kTailOuts; ++j) s[j] = live(j) ? p[j * kRowStep * S::kBN] : 0.0f;
   for (int g = 1; g <= g1 - g0; ++g) {
     const float* q = p + static_cast<std::int64_t>(g) * kTileElems;
 #pragma unroll
-    for (int j = 0; j < kOuts; ++j)
-      if (row0 + j * kRowStep < rows) s[j] = __fadd_rn(s[j], q[j * kRowStep * S::kBN]);
+    for (int j = 0; j < kTailOuts; ++j)
+      if (live(j)) s[j] = __fadd_rn(s[j], q[j * kRowStep * S::kBN]);
   }
   TOut* out = c + static_cast<std::int64_t>(tile.m * S::kBM + row0) * ldc + n0 + cc;
 #pragma unroll
-  for (int j = 0; j < kOuts; ++j)
-    if (row0 + j * kRowStep < rows) out[static_cast<std::int64_t>(j) * kRowStep * ldc] = from_f32<TOut>(s[j]);
+  for (int j = 0; j < kTailOuts; ++j)
+    if (live(j)) out[static_cast<std::int64_t>(j) * kRowStep * ldc] = from_f32<TOut>(s[j]);
+}
+
+// The tail kernel's launch for a tile kCols columns wide or narrower.
+template <class TOut, int kTileM, int kCols>
+void launch_tail(const float* partials, const GemmArgs& g, const SplitPlan& plan, cudaStream_t stream) {
+  const int tile_rows = static_cast<int>(std::min<long long>(Shape<kTileM>::kBM, g.m));
+  const dim3 grid(static_cast<unsigned>(plan.tail_tiles()),
+                  static_cast<unsigned>((tile_rows + kTailBlockRows<kCols> - 1) / kTailBlockRows<kCols>));
+  sparse24_tail_kernel<TOut, kTileM, kCols>
+      <<<grid, kTailThreads, 0, stream>>>(partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
 }
 
 // The launch: one CTA per SM striding over the whole tiles, then the tail groups' segments
@@ -660,10 +674,12 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
                                                                         partials, g.m, g.n, g.rows_padded, g.ldc, plan);
   WS_CUDA(cudaGetLastError());
   if (plan.split()) {
-    const int tile_rows = static_cast<int>(std::min<long long>(S::kBM, g.m));
-    sparse24_tail_kernel<TOut, kTileM><<<dim3(static_cast<unsigned>(plan.tail_tiles()),
-                                              static_cast<unsigned>((tile_rows + kTailRows - 1) / kTailRows)),
-                                         kTailThreads, 0, stream>>>(partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
+    static_assert(S::kBN == 128, "the tail kernel's column widths end at the tile's");
+    const int cols = static_cast<int>(std::min<long long>(S::kBN, g.n));
+    if (cols <= 16) launch_tail<TOut, kTileM, 16>(partials, g, plan, stream);
+    else if (cols <= 32) launch_tail<TOut, kTileM, 32>(partials, g, plan, stream);
+    else if (cols <= 64) launch_tail<TOut, kTileM, 64>(partials, g, plan, stream);
+    else launch_tail<TOut, kTileM, 128>(partials, g, plan, stream);
     WS_CUDA(cudaGetLastError());
   }
 }

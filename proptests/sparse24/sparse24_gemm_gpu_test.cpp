@@ -486,7 +486,10 @@ int main(int argc, char** argv) {
                                             // few tokens: split-K (sparse24::gpu::split_plan), the
                                             // tiles' K tiles shared by up to every SM, the partials
                                             // added by a second kernel; ragged K and ldc
-                                            {4096, 16, 4096}, {777, 16, 3000, 0, 2}, {1, 32, 2048}};
+                                            {4096, 16, 4096}, {777, 16, 3000, 0, 2}, {1, 32, 2048},
+                                            // the tail kernel's block layouts for tiles of at most
+                                            // 64 and 128 columns (16 and 32: above), ragged rows
+                                            {1500, 48, 2051, 0, 1}, {900, 100, 3001}};
         // More tiles than SMs, the tiles after the whole rounds shared by groups of CTAs in equal
         // parts: one column, every row checked (4 tail tiles of 32 K tiles, 8 parts each), and
         // 2 columns with ragged K (2 tail rows of 17 K tiles, 4 parts each).
