@@ -117,15 +117,23 @@ inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int b
 
 // The CTA tile's rows: 256 (the tall tile) or 128 (the square one, 128 x 128). A square tile runs
 // at about three quarters of a tall tile's rate (H100, the 31 weights at 2048 tokens: median 76 %,
-// 71-85 %), so it pays only where tall tiles leave most SMs idle or pay heavily for split-K: with
-// fewer tall tiles T than SMs S, it is chosen when split-K's partials are at least 1/6 of A's
-// bytes, or when nothing is split and 2T <= S (so the square tiles still fit one round).
-inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128;
+// 71-85 %), so it pays only where tall tiles leave most SMs idle or pay heavily for split-K. With
+// fewer tall tiles T than SMs S:
+// - nothing split: square when 2T <= S (the square tiles still fit one round);
+// - one column of tiles (N <= 128, where the GEMM's time is near A's bytes and the partials add to
+//   them): square when the partials are at least 1/6 of A's bytes;
+// - several columns: square only while K is at most kSquareMaxKTiles tiles. With longer K the
+//   split tall tiles' fixed costs (pipeline fill, partials, the second kernel) are spread over long
+//   ranges: at 256-512 tokens they ran 6-27 % faster than square tiles on every split weight with
+//   K >= 11008, with partials up to 93 % of A, while K of 4096-8192 kept the square tile 4-13 %
+//   ahead (H100, both tiles timed, docs/sparse24-gemm.md).
+inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128, kSquareMaxKTiles = 128;
 inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, int sms) {
   const SplitPlan tall = split_plan(m, n, k, kTallRows, kTileCols, ktiles, sms);
   const long long tiles = tall.whole + tall.tail_tiles();
   if (m <= 0 || n <= 0 || k <= 0 || tiles >= sms) return kTallRows;
   if (!tall.split()) return 2 * tiles <= sms ? kSquareRows : kTallRows;
+  if (tall.tiles_n > 1) return ktiles <= kSquareMaxKTiles ? kSquareRows : kTallRows;
   const long long partial_bytes =
       8LL * tall.segments() * std::min<long long>(kTallRows, m) * std::min<long long>(kTileCols, n);
   return 6 * partial_bytes >= m * k ? kSquareRows : kTallRows;
