@@ -607,7 +607,8 @@ __global__ void __launch_bounds__(kTailThreads) sparse24_tail_kernel(const float
   const TileCoord tile = plan.tail_tile(r, col);
   const int cc = static_cast<int>(threadIdx.x) % kCols, n0 = tile.n * S::kBN;
   if (cc >= n - n0) return;
-  const int row0 = static_cast<int>(blockIdx.y) * kTailBlockRows<kCols> + static_cast<int>(threadIdx.x) / kCols;
+  const int row0 =
+      static_cast<int>(blockIdx.y) * kTailBlockRows<kCols> + static_cast<int>(threadIdx.x) / kCols;
   const int rows = m - tile.m * S::kBM;  // the tile's rows inside M
   const auto live = [&](int j) { return row0 + j * kRowStep < rows; };
   // Group g's partials of this position are slot(col, g0, r) + (g - g0): consecutive slots.

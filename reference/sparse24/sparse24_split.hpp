@@ -120,11 +120,11 @@ inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int b
 // 71-85 %), so it pays only where tall tiles leave most SMs idle or pay heavily for split-K. With
 // fewer tall tiles T than SMs S:
 // - nothing split: square when 2T <= S (the square tiles still fit one round);
-// - one column of tiles (N <= 128, where the GEMM's time is near A's bytes and the partials add to
-//   them): square when the partials are at least 1/6 of A's bytes;
+// - one column of tiles (N <= 128, few flops per byte of A, so the partials' bytes weigh on the
+//   time): square when the partials are at least 1/6 of A's bytes;
 // - several columns: square only while K is at most kSquareMaxKTiles tiles. With longer K the
 //   split tall tiles' fixed costs (pipeline fill, partials, the second kernel) are spread over long
-//   ranges: at 256-512 tokens they ran 6-27 % faster than square tiles on every split weight with
+//   ranges: at 256-512 tokens they ran 1-27 % faster than square tiles on every split weight with
 //   K >= 11008, with partials up to 93 % of A, while K of 4096-8192 kept the square tile 4-13 %
 //   ahead (H100, both tiles timed, docs/sparse24-gemm.md).
 inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128, kSquareMaxKTiles = 128;
