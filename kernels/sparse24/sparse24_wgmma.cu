@@ -586,11 +586,11 @@ CUtensorMap make_map(const void* ptr, int rows, int cols, int pitch, int box_col
 // segments' fp32 partial sums added in group order, then converted once. A block's threads lie over
 // kCols columns (the fewest of 16, 32, 64, 128 that hold the tile's columns, so narrow tiles leave no
 // thread idle) and kTailThreads / kCols rows; a thread takes its column of kTailOuts rows, that many
-// rows apart, so a warp reads consecutive partials and writes consecutive outputs. The unit's
-// groups, tile and slot are worked out once per thread for all of its rows: with one output per
-// thread those integer divisions, not the partials' bytes, set the kernel's time. Groups run outer
-// and rows inner, so a group's loads for all of a thread's rows are in flight together. A tile that
-// one group covered alone was stored by the GEMM kernel.
+// rows apart, so a warp reads runs of min(kCols, 32) consecutive partials and writes runs of as
+// many consecutive outputs. The unit's groups, tile and slot are worked out once per thread for all
+// of its rows: with one output per thread those integer divisions, not the partials' bytes, set the
+// kernel's time. Groups run outer and rows inner, so a group's loads for all of a thread's rows are
+// in flight together. A tile that one group covered alone was stored by the GEMM kernel.
 inline constexpr int kTailThreads = 256, kTailOuts = 8;
 template <int kCols>
 inline constexpr int kTailBlockRows = kTailThreads / kCols * kTailOuts;
