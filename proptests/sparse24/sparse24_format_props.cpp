@@ -357,12 +357,25 @@ TEST_CASE("the CTA tile's rows: square tiles where tall ones leave SMs idle or p
   // 16 tokens: split-K's partials are small against A (5120 x 16 x 5120: 6 parts, 15 % of A).
   CHECK(rows(5120, 16, 5120) == 256);
   CHECK(rows(12288, 16, 12288) == 256);
-  // 128 tokens: 11008 x 4096 splits 43 tall tiles in 3 parts (partials 75 % of A): square
-  // (measured 111 % of cuSPARSELt against 82 %); 12288 x 49152, 2 parts, 4 % of A: tall.
+  // 128 tokens, one column (tile_time): 11008 x 4096 splits 43 tall tiles in 3 parts, short ones,
+  // against 86 square tiles in one round: square (measured 32.3 us against 37.8). 9216² splits 36
+  // tall tiles in 3 parts against 72 unsplit square ones, 12288² 48 in 2 against 96: tall (53.7
+  // against 60.0 us, 81.2 against 83.4); 13824 x 5120, 54 in 2 against 108: square (41.9 against 48.2).
   CHECK(rows(11008, 128, 4096) == 128);
-  CHECK(rows(12288, 128, 12288) == 128);
+  CHECK(rows(9216, 128, 9216) == 256);
+  CHECK(rows(12288, 128, 12288) == 256);
+  CHECK(rows(13824, 128, 5120) == 128);
+  CHECK(rows(8192, 128, 8192) == 128);
   CHECK(rows(12288, 128, 49152) == 256);
   CHECK(rows(9216, 128, 36864) == 256);
+  // The busiest CTA's K tiles: its whole tiles, then its tail range.
+  {
+    using warpsparse::sparse24::gpu::split_plan;
+    const auto tall = split_plan(9216, 128, 9216, 256, 128, 144, 132), square = split_plan(9216, 128, 9216, 128, 128, 144, 132);
+    CHECK((tall.groups == 108 && tall.cta_ktiles(132) == 48));
+    CHECK((!square.split() && square.cta_ktiles(132) == 144));
+    CHECK(split_plan(49152, 128, 12288, 256, 128, 192, 132).cta_ktiles(132) == 192 + 96);
+  }
   // Several columns, split: tall once K passes 128 tiles (3584 x 512 x 20480: 86 % of cuSPARSELt
   // against the square tile's 73 %; 5120 x 256 x 13824: 109 % against 82 %), square below
   // (8192 x 256 x 8192: 87 % against 81 %).

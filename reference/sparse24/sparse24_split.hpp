@@ -59,6 +59,11 @@ struct SplitPlan {
     for (int r = 0; r < tail && split(); ++r) s += last_group(r) - first_group(r) + 1;
     return s * width;
   }
+  // The most K tiles one CTA runs: its share of the whole rounds, then the longest tail range.
+  long long cta_ktiles(int sms) const {
+    if (!split()) return (whole + sms - 1) / sms * ktiles;
+    return whole / sms * ktiles + (static_cast<long long>(tail) * ktiles + groups - 1) / groups;
+  }
   // Whole tile `pid` and position col of tail unit r, as output tile coordinates. The launch
   // requires fewer than 2^30 tiles, so `whole` fits an int and the division is 32-bit.
   WS_HD int whole_rows() const { return static_cast<int>(whole) / tiles_n; }
@@ -120,23 +125,38 @@ inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int b
 // 71-85 %), so it pays only where tall tiles leave most SMs idle or pay heavily for split-K. With
 // fewer tall tiles T than SMs S:
 // - nothing split: square when 2T <= S (the square tiles still fit one round);
-// - one column of tiles (N <= 128, few flops per byte of A, so the partials' bytes weigh on the
-//   time): square when the partials are at least 1/6 of A's bytes;
+// - one column of tiles (N <= 128): the tile of the lower tile_time (below);
 // - several columns: square only while K is at most kSquareMaxKTiles tiles. With longer K the
 //   split tall tiles' fixed costs (pipeline fill, partials, the second kernel) are spread over long
 //   ranges: at 256-512 tokens they ran 1-27 % faster than square tiles on every split weight with
 //   K >= 11008, with partials up to 93 % of A, while K of 4096-8192 kept the square tile 4-13 %
-//   ahead (H100, both tiles timed, docs/sparse24-gemm.md).
+//   ahead (H100, both tiles timed, docs/sparse24-gemm.md). tile_time with the same constants
+//   picked the slower tile in 4 of these 20 cases (up to 11 % slower).
 inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128, kSquareMaxKTiles = 128;
+// A one-column launch's time in units of one A element of a tall tile's K loop: the busiest CTA's
+// elements (rows x K it runs), at kSquareTimePerElement for the square tile, plus
+// kTimePerPartialByte for each byte of partials (8 per element: written, then read by the second
+// kernel). Fitted on the H100 (bf16, both tiles timed on 14 weights whose tall tiles are split, at
+// 16 and 128 tokens, docs/sparse24-gemm.md): a straight line in these two terms and a constant
+// came within 9 % of all 28 times at 128 tokens (square 1.28 per element, 0.0152 per byte), and
+// these constants pick the faster tile in all 28 cases at 16 and 128 tokens, as do 1.25-1.6 per
+// element with the per-byte constant raised with it (0.015-0.03).
+inline constexpr double kSquareTimePerElement = 1.3, kTimePerPartialByte = 0.015;
+inline double tile_time(const SplitPlan& p, long long m, long long n, int rows, int sms) {
+  const double elements = static_cast<double>(rows) * kColAlign * static_cast<double>(p.cta_ktiles(sms));
+  const double partial_bytes = 8.0 * static_cast<double>(p.segments()) * static_cast<double>(std::min<long long>(rows, m)) *
+                               static_cast<double>(std::min<long long>(kTileCols, n));
+  return (rows == kSquareRows ? kSquareTimePerElement : 1.0) * elements + kTimePerPartialByte * partial_bytes;
+}
 inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, int sms) {
   const SplitPlan tall = split_plan(m, n, k, kTallRows, kTileCols, ktiles, sms);
   const long long tiles = tall.whole + tall.tail_tiles();
   if (m <= 0 || n <= 0 || k <= 0 || tiles >= sms) return kTallRows;
   if (!tall.split()) return 2 * tiles <= sms ? kSquareRows : kTallRows;
   if (tall.tiles_n > 1) return ktiles <= kSquareMaxKTiles ? kSquareRows : kTallRows;
-  const long long partial_bytes =
-      8LL * tall.segments() * std::min<long long>(kTallRows, m) * std::min<long long>(kTileCols, n);
-  return 6 * partial_bytes >= m * k ? kSquareRows : kTallRows;
+  const SplitPlan square = split_plan(m, n, k, kSquareRows, kTileCols, ktiles, sms);
+  return tile_time(square, m, n, kSquareRows, sms) < tile_time(tall, m, n, kTallRows, sms) ? kSquareRows
+                                                                                           : kTallRows;
 }
 
 }  // namespace warpsparse::sparse24::gpu
