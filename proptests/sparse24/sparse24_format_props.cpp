@@ -371,7 +371,8 @@ TEST_CASE("the CTA tile's rows: square tiles where tall ones leave SMs idle or p
   // The busiest CTA's K tiles: its whole tiles, then its tail range.
   {
     using warpsparse::sparse24::gpu::split_plan;
-    const auto tall = split_plan(9216, 128, 9216, 256, 128, 144, 132), square = split_plan(9216, 128, 9216, 128, 128, 144, 132);
+    const auto tall = split_plan(9216, 128, 9216, 256, 128, 144, 132);
+    const auto square = split_plan(9216, 128, 9216, 128, 128, 144, 132);
     CHECK((tall.groups == 108 && tall.cta_ktiles(132) == 48));
     CHECK((!square.split() && square.cta_ktiles(132) == 144));
     CHECK(split_plan(49152, 128, 12288, 256, 128, 192, 132).cta_ktiles(132) == 192 + 96);

@@ -130,8 +130,8 @@ inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int b
 //   split tall tiles' fixed costs (pipeline fill, partials, the second kernel) are spread over long
 //   ranges: at 256-512 tokens they ran 1-27 % faster than square tiles on every split weight with
 //   K >= 11008, with partials up to 93 % of A, while K of 4096-8192 kept the square tile 4-13 %
-//   ahead (H100, both tiles timed, docs/sparse24-gemm.md). tile_time with the same constants
-//   picked the slower tile in 4 of these 20 cases (up to 11 % slower).
+//   ahead (H100, both tiles timed, docs/sparse24-gemm.md). Of the 20 such cases measured, tile_time
+//   with the constants below picked the slower tile in 4 (up to 11 % slower).
 inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128, kSquareMaxKTiles = 128;
 // A one-column launch's time in units of one A element of a tall tile's K loop: the busiest CTA's
 // elements (rows x K it runs), at kSquareTimePerElement for the square tile, plus
@@ -144,8 +144,8 @@ inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128, kSquar
 inline constexpr double kSquareTimePerElement = 1.3, kTimePerPartialByte = 0.015;
 inline double tile_time(const SplitPlan& p, long long m, long long n, int rows, int sms) {
   const double elements = static_cast<double>(rows) * kColAlign * static_cast<double>(p.cta_ktiles(sms));
-  const double partial_bytes = 8.0 * static_cast<double>(p.segments()) * static_cast<double>(std::min<long long>(rows, m)) *
-                               static_cast<double>(std::min<long long>(kTileCols, n));
+  const long long tile_elems = std::min<long long>(rows, m) * std::min<long long>(kTileCols, n);
+  const double partial_bytes = 8.0 * static_cast<double>(p.segments()) * static_cast<double>(tile_elems);
   return (rows == kSquareRows ? kSquareTimePerElement : 1.0) * elements + kTimePerPartialByte * partial_bytes;
 }
 inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, int sms) {
