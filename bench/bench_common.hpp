@@ -102,6 +102,10 @@ struct TimingConfig {
   // Idle time before the warm-up, so the board's power reading (a running average) falls back
   // before this kernel starts; 0 = back to back with whatever ran before.
   int rest_ms = 0;
+  // Least wall time of the warm-up, in ms: after `warmup` launches, flushed launches go on until it
+  // has passed, so a series starts in the power state its own kernel sustains rather than the one
+  // the kernels before it left; 0 = the launch count alone.
+  int warmup_ms = 0;
 };
 
 struct Timed : Summary {

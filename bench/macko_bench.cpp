@@ -1060,6 +1060,7 @@ int main(int argc, char** argv) {
     meta["cublas_version"] = cublas_ver;
     meta["cusparse_version"] = cusparse_ver;
     meta["warmup"] = o.warmup;
+    meta["warmup_ms"] = o.warmup_ms;
     meta["batches"] = batches;
     meta["iters"] = o.iters;
     meta["oracle"] = "double precision on the host over every row, one per vector of a batch; pass iff every element "

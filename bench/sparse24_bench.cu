@@ -324,8 +324,8 @@ int main(int argc, char** argv) {
     require_known(split_list(o.kernels), {"cublas_dense", "cusparselt", "warpsparse"}, "kernel");
     require_known(split_list(o.ws_tiles), warpsparse_gemm24_tile_keys(), "--ws-tiles entry");
     const auto cases = build_cases(o);
-    std::fprintf(stderr, "# %zu cases, warmup %d, iters %d, L2 flush %s\n", cases.size(), o.warmup, o.iters,
-                 o.no_flush ? "off" : "on");
+    std::fprintf(stderr, "# %zu cases, warmup %d (at least %d ms), iters %d, L2 flush %s\n", cases.size(),
+                 o.warmup, o.warmup_ms, o.iters, o.no_flush ? "off" : "on");
     if (o.dry_run) {
       for (const auto& c : cases)
         std::printf("M=%lld N=%lld K=%lld (%s)\n", static_cast<long long>(c.m), static_cast<long long>(c.n),
@@ -383,6 +383,7 @@ int main(int argc, char** argv) {
     meta["warmup"] = o.warmup;
     meta["iters"] = o.iters;
     meta["rest_ms"] = o.rest_ms;
+    meta["warmup_ms"] = o.warmup_ms;
     meta["clock_samples"] = sampler.available() ? "NVML every 5 ms over the timed launches" : "none (NVML not loadable)";
     meta["oracle"] = "non-finite scan of all of C; double-precision oracle on sample_rows x sample_cols elements";
     const std::string commit = git_commit(), stamp = utc_timestamp();
@@ -483,6 +484,7 @@ int main(int argc, char** argv) {
                         {"check", std::string(r.check.pass ? "pass" : "FAIL")},
                         {"iters", std::int64_t{static_cast<std::int64_t>(r.t.n)}},
                         {"rest_ms", std::int64_t{o.rest_ms}},
+                        {"warmup_ms", std::int64_t{o.warmup_ms}},
                         {"sm_mhz_median", opt_double(r.t.clocks.sm_mhz_median)},
                         {"sm_mhz_min", opt_double(r.t.clocks.sm_mhz_min)},
                         {"power_w_max", opt_double(r.t.clocks.power_w_max)},

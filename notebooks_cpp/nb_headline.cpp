@@ -96,8 +96,16 @@ std::string macko_table(const std::vector<Table>& tables) {
 }
 
 std::string sparse24_table(const std::vector<Table>& tables) {
-  if (tables.empty()) return "";
-  const Table& t = tables.back();  // the newest run: one call measures every kernel of a case
+  // The newest run with sustained rows (one call measures every kernel of a case); a newer rested
+  // run is the report's, not the headline's.
+  auto sustained = [](const Table& t, const Row& r) {
+    return t.get(r, "rest_ms").empty() || to_d(t.get(r, "rest_ms")) <= 0;
+  };
+  const auto newest = std::find_if(tables.rbegin(), tables.rend(), [&](const Table& t) {
+    return std::any_of(t.rows.begin(), t.rows.end(), [&](const Row& r) { return sustained(t, r); });
+  });
+  if (newest == tables.rend()) return "";
+  const Table& t = *newest;
   struct Cell {
     std::map<std::string, double> tflops;
     const Row* any = nullptr;
@@ -108,7 +116,7 @@ std::string sparse24_table(const std::vector<Table>& tables) {
   std::map<std::string, Cell> cases;
   std::map<std::string, std::string> mnk;
   for (const Row& r : t.rows) {
-    if (!t.get(r, "rest_ms").empty() && to_d(t.get(r, "rest_ms")) > 0) continue;  // the sustained state only
+    if (!sustained(t, r)) continue;
     const std::string dims = t.get(r, "m") + " x " + t.get(r, "n") + " x " + t.get(r, "k");
     const std::string key = dims + "/" + t.get(r, "weight_shape");
     if (!cases.count(key)) {

@@ -280,6 +280,38 @@ TEST_CASE("notebook 6 keeps rows of the rested and the sustained power state apa
   CHECK(has(h, "<td>2.0</td>"));
 }
 
+TEST_CASE("notebook 6 takes each case from the newest run that measured it, whole") {
+  const fs::path root = scratch("nb6_newest");
+  const auto o = options(root);
+  const fs::path g = root / "results" / "Test_GPU";
+  fs::create_directories(g);
+  {
+    std::ofstream c(g / "sparse24_20260104T000000Z.csv");
+    c << "gpu,kernel,m,n,k,weight_shape,value_type,median_us,check\n";
+    c << "Test GPU,cublas_dense,512,512,512,cube,bf16,268.435456,pass\n";  // 1 TFLOP/s
+    c << "Test GPU,cusparselt,512,512,512,cube,bf16,134.217728,pass\n";    // 2
+    c << "Test GPU,warpsparse_wgmma_sp_tall,512,512,512,cube,bf16,268.435456,pass\n";
+    c << "Test GPU,cublas_dense,512,16,512,512x512,bf16,10,pass\n";
+    c << "Test GPU,cusparselt,512,16,512,512x512,bf16,8,pass\n";
+    c << "Test GPU,warpsparse_wgmma_sp_tall,512,16,512,512x512,bf16,8.2,pass\n";  // 98 %
+  }
+  {
+    // A later run of one case, without cuBLAS, whose default kernel took the other tile.
+    std::ofstream c(g / "sparse24_20260105T000000Z.csv");
+    c << "gpu,kernel,m,n,k,weight_shape,value_type,median_us,check\n";
+    c << "Test GPU,cusparselt,512,512,512,cube,bf16,67.108864,pass\n";                  // 4
+    c << "Test GPU,warpsparse_wgmma_sp_square,512,512,512,cube,bf16,89.478485,pass\n";  // 3
+  }
+  const std::string h = slurp(sparse24(o));
+  // 512^3 comes whole from the newer run: its tile, no cuBLAS and none of the older run's rows.
+  CHECK(has(h,
+            "<td>512^3</td><td>sparse24_20260105T000000Z.csv</td><td>-</td><td>4.0</td><td>3.0 "
+            "(75%)</td><td>-</td>"));
+  // The case the newer run did not measure keeps its older row.
+  CHECK(has(h, "<td>512x512 n=16</td><td>sparse24_20260104T000000Z.csv</td>"));
+  CHECK(has(h, "over 2 cases, at least 95% in 1"));
+}
+
 TEST_CASE("a report refuses an unreadable figure and keeps every table and zero") {
   const fs::path root = scratch("report_rules");
   Plot p;
