@@ -152,10 +152,16 @@ std::string sparse24_table(const std::vector<Table>& tables) {
     used.push_back({&t, c.any});
   }
   if (used.empty()) return "";
-  return md + fmt::format("\n2:4 sparse GEMM, bf16, TFLOP/s (2MNK / median time, L2 flushed, back to back: the "
-                          "sustained power state); wgmma.sp is the kernel `sparse24::gpu::gemm` runs on an H100, "
-                          "mma.sp the one it runs before Hopper. {}; `{}`.\n",
-                          provenance(used), t.path.filename().string());
+  const double warm_ms = to_d(t.get(*used.front().second, "warmup_ms"));  // absent before --warmup-ms
+  const std::string warm =
+      std::isfinite(warm_ms) && warm_ms > 0
+          ? fmt::format(", each kernel warmed up by at least {:.0f} ms of its own launches", warm_ms)
+          : "";
+  return md + fmt::format(
+                  "\n2:4 sparse GEMM, bf16, TFLOP/s (2MNK / median time, L2 flushed, back to back{}: the "
+                  "sustained power state); wgmma.sp is the kernel `sparse24::gpu::gemm` runs on an H100, "
+                  "mma.sp the one it runs before Hopper. {}; `{}`.\n",
+                  warm, provenance(used), t.path.filename().string());
 }
 
 std::string csr_table(const std::vector<Table>& tables) {
