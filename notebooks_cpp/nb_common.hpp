@@ -30,6 +30,12 @@ inline void panels_in_a_row(Plot& f, std::size_t n, int height = 600) {
   f.width = n > 1 ? 1350 : 900;
   f.height = height;
 }
+// The idle milliseconds before each kernel of a benchmark row (ws_bench_sparse24 --rest-ms): > 0 for the
+// rested power state, 0 for the sustained one, which is also what a file without the column measured.
+inline int rest_ms_of(const bench_results::Table& t, const std::vector<std::string>& row) {
+  const double rest = bench_results::to_d(t.get(row, "rest_ms"));
+  return std::isfinite(rest) && rest > 0 ? static_cast<int>(rest) : 0;
+}
 inline std::string pct(double v, int decimals = 1) { return fmt::format("{:.{}f}%", 100.0 * v, decimals); }
 inline std::string ci(double lo, double hi, int decimals = 4) {
   return fmt::format("[{:.{}f}, {:.{}f}]", lo, decimals, hi, decimals);

@@ -98,9 +98,7 @@ std::string macko_table(const std::vector<Table>& tables) {
 std::string sparse24_table(const std::vector<Table>& tables) {
   // The newest run with sustained rows (one call measures every kernel of a case); a newer rested
   // run is the report's, not the headline's.
-  auto sustained = [](const Table& t, const Row& r) {
-    return t.get(r, "rest_ms").empty() || to_d(t.get(r, "rest_ms")) <= 0;
-  };
+  auto sustained = [](const Table& t, const Row& r) { return rest_ms_of(t, r) == 0; };
   const auto newest = std::find_if(tables.rbegin(), tables.rend(), [&](const Table& t) {
     return std::any_of(t.rows.begin(), t.rows.end(), [&](const Row& r) { return sustained(t, r); });
   });

@@ -169,8 +169,7 @@ std::string sparse24(const Options& o) {
       r.n = static_cast<std::int64_t>(bench_results::to_d(t.get(f, "n")));
       r.k = static_cast<std::int64_t>(bench_results::to_d(t.get(f, "k")));
       r.median_us = bench_results::to_d(t.get(f, "median_us"));
-      const double rest = bench_results::to_d(t.get(f, "rest_ms"));  // absent in the oldest files: sustained
-      r.rest_ms = std::isfinite(rest) && rest > 0 ? static_cast<int>(rest) : 0;
+      r.rest_ms = rest_ms_of(t, f);
       if (r.kernel.empty() || r.m <= 0 || r.n <= 0 || r.k <= 0 || !std::isfinite(r.median_us) || r.median_us <= 0) {
         ++skipped;
         continue;
@@ -213,8 +212,10 @@ std::string sparse24(const Options& o) {
     // Cases in order of first appearance; baselines first.
     std::map<std::string, std::string> newest;  // case -> newest file holding it
     for (const auto& r : rows)
-      if (r.gpu == gpu && r.rest_ms == rest_ms)
-        newest[case_label(r)] = std::max(newest[case_label(r)], r.file);
+      if (r.gpu == gpu && r.rest_ms == rest_ms) {
+        std::string& n = newest[case_label(r)];
+        n = std::max(n, r.file);
+      }
     std::vector<std::string> cases;
     std::map<std::string, std::map<std::string, GemmRow>> at;  // case -> kernel -> row
     std::vector<std::string> kernels;
