@@ -263,6 +263,10 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
   // 12 columns (1536 tokens) leave 11 groups, under kStreamKMinGroups: 12288 x 1536 x 12288, 4
   // tail rows of 192 K tiles, 8 groups (2 equal parts a tile).
   CHECK(is(plan(12288, 1536, 12288), 528, 4, 12, 8));
+  // Where ranges across rows would leave fewer than two groups a row, equal parts still may not:
+  // 4096 x 512 x 11008, 16 rows of 4 tiles of 172 K tiles, 43 slots a column: 28 groups across
+  // rows (15 slots for the crossings), 32 in equal parts (2 a tile).
+  CHECK(is(plan(4096, 512, 11008), 0, 16, 4, 32));
   // The range arithmetic is 32-bit: a tail of 2^24 K tiles on 132 groups would pass 2^31 and is
   // not split; 2^23 is.
   CHECK(!plan(256, 16, 1LL << 30).split());
@@ -382,6 +386,7 @@ TEST_CASE("the CTA tile's rows: square tiles where tall ones leave SMs idle or p
   // (8192 x 256 x 8192: 87 % against 81 %).
   CHECK(rows(3584, 512, 20480) == 256);
   CHECK(rows(4096, 512, 14336) == 256);
+  CHECK(rows(4096, 512, 11008) == 256);
   CHECK(rows(5120, 256, 13824) == 256);
   CHECK(rows(8192, 256, 8192) == 128);
   CHECK(rows(4096, 256, 4096) == 128);

@@ -502,6 +502,9 @@ int main(int argc, char** argv) {
         // 4 columns and 130 K tiles: 4 tail rows on sms / 4 groups, stream-K ranges that cross
         // rows, ragged M, N and K (ldc 504: the TMA-store epilogue).
         hshapes.push_back({256 * (sms / 4 + 4) - 100, 504, 8300});
+        // 4 columns and 172 K tiles on 132 SMs: ranges across rows would not fit the partials
+        // bound, so 16 tail rows in 2 equal parts each (split_plan's fallback).
+        hshapes.push_back({4096, 512, 11008});
         for (const Tile t : tiles_of(true))
           for (const Shape& sh : hshapes) {
             if (t == Tile::kAuto) continue;
