@@ -263,7 +263,7 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
   // 12 columns (1536 tokens) leave 11 groups, under kStreamKMinGroups: 12288 x 1536 x 12288, 4
   // tail rows of 192 K tiles, 8 groups (2 equal parts a tile).
   CHECK(is(plan(12288, 1536, 12288), 528, 4, 12, 8));
-  // Where ranges across rows would leave fewer than two groups a row, equal parts still may not:
+  // Where ranges across rows would leave fewer than two groups a row, equal parts may still fit:
   // 4096 x 512 x 11008, 16 rows of 4 tiles of 172 K tiles, 43 slots a column: 28 groups across
   // rows (15 slots for the crossings), 32 in equal parts (2 a tile).
   CHECK(is(plan(4096, 512, 11008), 0, 16, 4, 32));
