@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/gemm24_kernel.hpp"
 #include "bench/bench_stats.hpp"
+#include "bench/gemm24_kernel.hpp"
+#include "kernels/common/device_facts.hpp"
 #include "kernels/sparse24/sparse24_gemm.hpp"
 
 namespace warpsparse::bench {
@@ -47,12 +48,8 @@ class Sparse24Kernel final : public Gemm24Kernel {
  private:
   s24::gpu::Tile resolved() const {
     if (tile_ != s24::gpu::Tile::kAuto) return tile_;
-    int dev = 0, major = 0, minor = 0, sms = 0;
-    WS_CUDA(cudaGetDevice(&dev));
-    WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return s24::gpu::auto_tile(major, minor, p_.m, p_.n, p_.k > 0 ? p_.k : 1, a_.cols_padded / s24::kColAlign, sms);
+    return s24::gpu::auto_tile(warpsparse::gpu::device_facts(), p_.m, p_.n, p_.k > 0 ? p_.k : 1,
+                               a_.cols_padded / s24::kColAlign);
   }
   s24::gpu::Tile tile_;
   s24::gpu::DeviceMatrix<bfloat16> a_;

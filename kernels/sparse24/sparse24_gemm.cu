@@ -17,8 +17,9 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/common/cuda_check.hpp"
 #include "kernels/common/conversions.cuh"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_facts.hpp"
 #include "kernels/sparse24/sparse24_launch.hpp"
 #include "reference/sparse24/sparse24_layout.hpp"
 
@@ -417,18 +418,15 @@ void launch_gemm(const GemmArgs& g, cudaStream_t stream) {
           "sparse24 gemm: A values, metadata and B must be 16-byte aligned");
   require(g.ldc >= g.n, "sparse24 gemm: ldc must be >= N");
   if (g.m == 0 || g.n == 0) return;
-  // One device query serves kAuto and the wgmma.sp tiles: the wgmma.sp library is
-  // built for sm_90a, which runs on compute capability 9.0 only.
+  // One device's facts (read once per device) serve kAuto and the wgmma.sp tiles: the wgmma.sp
+  // library is built for sm_90a, which runs on compute capability 9.0 only.
   Tile tile = g.tile;
   if (tile == Tile::kAuto || is_wgmma(tile)) {
-    int dev = 0, major = 0, minor = 0, sms = 0;
-    WS_CUDA(cudaGetDevice(&dev));
-    WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (tile == Tile::kAuto) tile = auto_tile(major, minor, g.m, g.n, g.k, g.cols_padded / kColAlign, sms);
+    const DeviceFacts& d = warpsparse::gpu::device_facts();
+    if (tile == Tile::kAuto) tile = auto_tile(d, g.m, g.n, g.k, g.cols_padded / kColAlign);
     if (is_wgmma(tile)) {
-      require(major == 9 && minor == 0, "sparse24 gemm: the wgmma.sp tiles need a compute capability 9.0 device");
+      require(d.cc_major == 9 && d.cc_minor == 0,
+              "sparse24 gemm: the wgmma.sp tiles need a compute capability 9.0 device");
       GemmArgs w = g;
       w.tile = tile;
       launch_gemm_wgmma(w, stream);

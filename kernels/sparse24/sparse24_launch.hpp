@@ -45,12 +45,13 @@ inline constexpr TileInfo kTiles[] = {
     {Tile::kTallPipe, "tall_pipe", "warpsparse_mma_sp_tall_pipe", "256x128x64/s3/pipe", false, kTallRows, kTileCols},
 };
 
-// The tile gemm() runs for kAuto on an M x N x K product (K padded to `ktiles` tiles of 64) and a
-// device of `sms` SMs: the wgmma.sp kernel on a compute capability 9.0 device (K > 0: TMA cannot
-// describe an empty B), with the rows choose_tile_rows picks; the mma.sp kernel elsewhere.
-inline Tile auto_tile(int cc_major, int cc_minor, long long m, long long n, long long k, int ktiles, int sms) {
-  if (cc_major != 9 || cc_minor != 0 || k <= 0) return Tile::kTallPipe;
-  return choose_tile_rows(m, n, k, ktiles, sms) == kSquareRows ? Tile::kHopperSquareStore : Tile::kHopperTallStore;
+// The tile gemm() runs for kAuto on an M x N x K product (K padded to `ktiles` tiles of 64) on the
+// device `d`: the wgmma.sp kernel on a compute capability 9.0 device (K > 0: TMA cannot describe an
+// empty B), with the rows choose_tile_rows picks; the mma.sp kernel elsewhere.
+inline Tile auto_tile(const DeviceFacts& d, long long m, long long n, long long k, int ktiles) {
+  if (d.cc_major != 9 || d.cc_minor != 0 || k <= 0) return Tile::kTallPipe;
+  return choose_tile_rows(m, n, k, ktiles, d) == kSquareRows ? Tile::kHopperSquareStore
+                                                             : Tile::kHopperTallStore;
 }
 
 // The table's line of a tile (not kAuto); throws Error otherwise.

@@ -3,6 +3,7 @@
 #include <rapidcheck/catch.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <vector>
 
@@ -354,7 +355,10 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
 
 TEST_CASE("the CTA tile's rows: square tiles where tall ones leave SMs idle or pay for split-K", "[sparse24][split]") {
   using warpsparse::sparse24::gpu::choose_tile_rows;
-  auto rows = [](long long m, long long n, long long k) { return choose_tile_rows(m, n, k, static_cast<int>((k + 63) / 64), 132); };
+  auto rows = [](long long m, long long n, long long k,
+                 const warpsparse::DeviceFacts& d = warpsparse::kH100) {
+    return choose_tile_rows(m, n, k, static_cast<int>((k + 63) / 64), d);
+  };
   // A round or more of tall tiles: tall.
   CHECK(rows(12288, 512, 12288) == 256);
   CHECK(rows(8192, 2048, 8192) == 256);
@@ -396,4 +400,24 @@ TEST_CASE("the CTA tile's rows: square tiles where tall ones leave SMs idle or p
   // Degenerate shapes stay tall.
   CHECK(rows(0, 16, 512) == 256);
   CHECK(rows(16, 16, 0) == 256);
+  // The H200's faster memory makes partials cheaper against the K loop (partial_byte_time): one
+  // column of split tall tiles wins where the H100 takes square tiles. Measured on the H200, tall
+  // against square: 13824 x 64 x 5120 37.5 against 41.9 us, 5120 x 32 x 5120 22.0 against 24.5,
+  // 4096 x 64 x 11008 29.6 against 32.6; 9216 x 128 x 9216 stays tall, 11008 x 128 x 4096 square.
+  using warpsparse::kH100;
+  using warpsparse::kH200;
+  using warpsparse::sparse24::gpu::partial_byte_time;
+  CHECK(partial_byte_time(kH100) == warpsparse::sparse24::gpu::kTimePerPartialByte);
+  CHECK(partial_byte_time(kH200) < partial_byte_time(kH100));
+  for (const auto& [m, n, k] :
+       {std::array<long long, 3>{13824, 64, 5120}, {5120, 32, 5120}, {4096, 64, 11008}}) {
+    CHECK(rows(m, n, k, kH100) == 128);
+    CHECK(rows(m, n, k, kH200) == 256);
+  }
+  CHECK(rows(9216, 128, 9216, kH200) == 256);
+  CHECK(rows(11008, 128, 4096, kH200) == 128);
+  // A GPU whose memory was not measured plans as the H100 does.
+  warpsparse::DeviceFacts unknown = kH200;
+  unknown.copy_bytes_per_s = 0;
+  CHECK(rows(13824, 64, 5120, unknown) == 128);
 }

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "reference/common/hd.hpp"
+#include "reference/device/device_facts.hpp"
 #include "reference/sparse24/sparse24_layout.hpp"
 
 namespace warpsparse::sparse24::gpu {
@@ -141,29 +142,41 @@ inline SplitPlan split_plan(long long m, long long n, long long k, int bm, int b
 //   with the constants below picked the slower tile in 4 (up to 11 % slower).
 inline constexpr int kTallRows = 256, kSquareRows = 128, kTileCols = 128, kSquareMaxKTiles = 128;
 // A one-column launch's time in units of one A element of a tall tile's K loop: the busiest CTA's
-// elements (rows x K it runs), at kSquareTimePerElement for the square tile, plus
-// kTimePerPartialByte for each byte of partials (8 per element: written, then read by the second
-// kernel). Fitted on the H100 (bf16, both tiles timed on 14 weights whose tall tiles are split, at
-// 16 and 128 tokens, docs/sparse24-gemm.md): a straight line in these two terms and a constant
-// came within 9 % of all 28 times at 128 tokens (square 1.28 per element, 0.0152 per byte), and
-// these constants pick the faster tile in all 28 cases at 16 and 128 tokens, as do 1.25-1.6 per
-// element with the per-byte constant raised with it (0.015-0.03).
+// elements (rows x K it runs), at kSquareTimePerElement for the square tile, plus the partial-byte
+// time for each byte of partials (8 per element: written, then read by the second kernel). Fitted
+// on the H100 (bf16, both tiles timed on 14 weights whose tall tiles are split, at 16 and 128
+// tokens, docs/sparse24-gemm.md): a straight line in these two terms and a constant came within 9 %
+// of all 28 times at 128 tokens (square 1.28 per element, 0.0152 per byte), and these constants
+// pick the faster tile in all 28 cases at 16 and 128 tokens, as do 1.25-1.6 per element with the
+// per-byte constant raised with it (0.015-0.03).
 inline constexpr double kSquareTimePerElement = 1.3, kTimePerPartialByte = 0.015;
-inline double tile_time(const SplitPlan& p, long long m, long long n, int rows, int sms) {
-  const double elements = static_cast<double>(rows) * kColAlign * static_cast<double>(p.cta_ktiles(sms));
+// The partials are memory traffic and the K loop is not, so a byte costs less against an element
+// where the memory is faster: the H100's constant times the H100's copy bandwidth over the device's
+// (measured bandwidths, DeviceFacts; the H100's constant where the device's is not known). On the
+// H200 (4.28 against 3.0 TB/s: 0.0105) this picks the faster tile, or one within 1 %, in 74 of the
+// 76 one-column cases of the 31 weights at 16-128 tokens, against 69 with the H100's constant,
+// whose worst pick was 11.8 % slower (13824 x 64 x 5120; docs/sparse24-gemm.md).
+inline double partial_byte_time(const DeviceFacts& d) {
+  return d.copy_bytes_per_s > 0 ? kTimePerPartialByte * kH100.copy_bytes_per_s / d.copy_bytes_per_s
+                                : kTimePerPartialByte;
+}
+inline double tile_time(const SplitPlan& p, long long m, long long n, int rows, const DeviceFacts& d) {
+  const double elements = static_cast<double>(rows) * kColAlign * static_cast<double>(p.cta_ktiles(d.sms));
   const long long tile_elems = std::min<long long>(rows, m) * std::min<long long>(kTileCols, n);
   const double partial_bytes = 8.0 * static_cast<double>(p.segments()) * static_cast<double>(tile_elems);
-  return (rows == kSquareRows ? kSquareTimePerElement : 1.0) * elements + kTimePerPartialByte * partial_bytes;
+  return (rows == kSquareRows ? kSquareTimePerElement : 1.0) * elements +
+         partial_byte_time(d) * partial_bytes;
 }
-inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, int sms) {
+inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, const DeviceFacts& d) {
+  const int sms = d.sms;
   const SplitPlan tall = split_plan(m, n, k, kTallRows, kTileCols, ktiles, sms);
   const long long tiles = tall.whole + tall.tail_tiles();
   if (m <= 0 || n <= 0 || k <= 0 || tiles >= sms) return kTallRows;
   if (!tall.split()) return 2 * tiles <= sms ? kSquareRows : kTallRows;
   if (tall.tiles_n > 1) return ktiles <= kSquareMaxKTiles ? kSquareRows : kTallRows;
   const SplitPlan square = split_plan(m, n, k, kSquareRows, kTileCols, ktiles, sms);
-  return tile_time(square, m, n, kSquareRows, sms) < tile_time(tall, m, n, kTallRows, sms) ? kSquareRows
-                                                                                           : kTallRows;
+  return tile_time(square, m, n, kSquareRows, d) < tile_time(tall, m, n, kTallRows, d) ? kSquareRows
+                                                                                       : kTallRows;
 }
 
 }  // namespace warpsparse::sparse24::gpu
