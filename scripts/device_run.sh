@@ -72,7 +72,7 @@ while [ $# -gt 0 ]; do
                "sparse_decoder:$PKG/python/examples/sparse_decoder.py"; do
         name=${t%%:*}; args=${t#*:}
         echo "== python $name"
-        PYTHONPATH=$pypath "$py" $args > "$OUT/python_$name.log" 2>&1
+        WS_REQUIRE_GPU=1 PYTHONPATH=$pypath "$py" $args > "$OUT/python_$name.log" 2>&1
         rc=$?; echo "rc=$rc"; tail -6 "$OUT/python_$name.log"; [ $rc = 0 ] || status=1
       done ;;
     run)
