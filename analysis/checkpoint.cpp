@@ -100,10 +100,16 @@ void analyze_rows(TensorAnalysis& a, const SparseRows<T>& m) {
 }
 
 // Memory one tensor's analysis may hold, at most: its rows (every element nonzero), the largest
-// MACKO encoding (2-bit deltas: up to four stored elements per column), and a dense copy for 2:4.
+// MACKO encoding (2-bit deltas: up to four stored elements per column), a dense copy for 2:4, and
+// per row (either side may be the rows) the counts and row pointers of the rows and of the encoding,
+// which a tensor of no elements still allocates.
 std::uint64_t tensor_work_bytes(const io::TensorInfo& t) {
   const std::uint64_t n = t.elements(), v = t.item_bytes;
-  return sat_add(sat_add(sat_mul(n, v + 4), sat_mul(n, 2 * (v + 1))), sat_mul(n, v));
+  std::uint64_t sides = 1;
+  for (const std::int64_t s : t.shape)
+    sides = sat_add(sides, static_cast<std::uint64_t>(std::max<std::int64_t>(s, 0)));
+  return sat_add(sat_add(sat_add(sat_mul(n, v + 4), sat_mul(n, 2 * (v + 1))), sat_mul(n, v)),
+                 sat_mul(sides, 32));
 }
 
 }  // namespace

@@ -221,6 +221,17 @@ expect(plan-batch-kernel-24 0 "batch kernel +sparse24 \\(the 2:4 GEMM on the 4 v
 expect(plan-batch-kernel-not-24 0 "batch kernel +macko \\(batch 4\\)" plan --batch 4 "${WORK}/not24.mtx")
 expect(plan-batch-kernel-sparse-24 0 "batch kernel +macko \\(batch 4\\)" plan --batch 4 "${WORK}/pruned.safetensors:w")
 expect(prune-density 0 "kept 6 nonzeros of 24 elements \\(density 0.2500\\)" prune --density 0.25 --per tensor "${WORK}/w.npy" "${WORK}/p25.safetensors")
+# Output = input: the tensors are read from the old file while the new one is written beside it, so
+# the result is the same file as a separate output's.
+file(COPY_FILE "${WORK}/p25.safetensors" "${WORK}/inplace.safetensors")
+expect(prune-in-place 0 "inplace.safetensors: 1 tensors, 1 pruned" prune --density 0.25 --per tensor "${WORK}/inplace.safetensors" "${WORK}/inplace.safetensors")
+expect(prune-again 0 "kept 6 nonzeros" prune --density 0.25 --per tensor "${WORK}/p25.safetensors" "${WORK}/p25b.safetensors")
+file(SHA256 "${WORK}/inplace.safetensors" inplace_sum)
+file(SHA256 "${WORK}/p25b.safetensors" separate_sum)
+if(NOT inplace_sum STREQUAL separate_sum OR EXISTS "${WORK}/inplace.safetensors.partial")
+  message(SEND_ERROR "[prune-in-place] differs from pruning into another file, or left its .partial")
+  math(EXPR failures "${failures} + 1")
+endif()
 expect(prune-neither 1 "prune: give --density D or --nm N:M" prune "${WORK}/w.npy" "${WORK}/x.safetensors")
 expect(prune-bad-nm 1 "--nm '3:5' is not N:M with M = 4 or 8" prune --nm 3:5 "${WORK}/w.npy" "${WORK}/x.safetensors")
 expect(analyze 0 "w +3x8 +<f2 +0.417.*total over 1 analysed tensors" analyze "${WORK}/w.npy")

@@ -6,13 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <variant>
 #include <string>
+#include <variant>
 
 #include "reference/common/memory_budget.hpp"
 #include "reference/io/format_safetensors.hpp"
 #include "reference/io/tensor_file.hpp"
 #include "reference/macko/macko_verify.hpp"
+#include "reference/sparse24/sparse24_format.hpp"
 
 namespace warpsparse::fuzz {
 
@@ -71,6 +72,31 @@ inline void check_tensor_file(io::TensorFile& f) {
     } catch (const Error& e) {
       check_message(e.what(), f.path());
     }
+    return;
+  }
+  if (io::warpsparse_format(f) == io::kSparse24SafetensorsFormat) {
+    // Whatever the reader accepts is a 2:4 matrix: its dense form compresses back to the same dense
+    // form (bit for bit, but for the sign of a zero, which compress drops). Every value type is
+    // tried; all but the file's are refused by name.
+    const auto check_24 = [&](auto tag) {
+      using T = decltype(tag);
+      try {
+        const auto s = io::read_sparse24_safetensors<T>(f, kBudget);
+        if (std::int64_t{s.rows_padded} * s.cols_padded > kModelElements) return;
+        const auto dense = sparse24::decompress(s);
+        const auto again = sparse24::decompress(sparse24::compress<T>(dense, s.rows, s.cols));
+        check(dense.size() == again.size(), "a 2:4 file's dense form does not compress back to its shape");
+        for (std::size_t i = 0; i < dense.size(); ++i)
+          check((is_zero(dense[i]) && is_zero(again[i])) || std::memcmp(&dense[i], &again[i], sizeof(T)) == 0,
+                "a 2:4 file's dense form does not compress back to itself");
+      } catch (const Error& e) {
+        check_message(e.what(), f.path());
+      }
+    };
+    check_24(half{});
+    check_24(bfloat16{});
+    check_24(float{});
+    check_24(std::int8_t{});
     return;
   }
   if (io::warpsparse_format(f) == io::kMackoSafetensorsFormat) {

@@ -16,6 +16,7 @@
 #include "reference/io/macko_file.hpp"
 #include "reference/io/tensor_file.hpp"
 #include "reference/sparse/prune.hpp"
+#include "reference/sparse24/sparse24_format.hpp"
 
 using namespace warpsparse;
 using namespace warpsparse::proptest;
@@ -226,6 +227,38 @@ TEST_CASE("MACKO, 2:4 and bitmap-tile matrices survive their safetensors form") 
   fs::remove_all(dir);
 }
 
+TEST_CASE(
+    "2:4 safetensors reader: unordered metadata or a nonzero in the padding is an Error naming file and "
+    "array") {
+  const fs::path dir = work_dir(), st = dir / "s.safetensors";
+  // 3 x 6: columns 6..63 and rows 3..127 are padding.
+  const std::vector<half> d = {half(1.0f), half(0.0f), half(2.0f), half(0.0f), half(0.0f), half(3.0f),
+                               half(0.0f), half(4.0f), half(0.0f), half(5.0f), half(6.0f), half(0.0f),
+                               half(7.0f), half(8.0f), half(0.0f), half(0.0f), half(0.0f), half(0.0f)};
+  const auto good = sparse24::compress<half>(d, 3, 6);
+  const auto read_back = [&](const sparse24::Sparse24Matrix<half>& s) {
+    io::write_sparse24_safetensors(st.string(), s);
+    auto f = io::open_tensor_file(st.string());
+    return io::read_sparse24_safetensors<half>(*f);
+  };
+  CHECK(read_back(good).meta == good.meta);
+  auto bad = good;
+  bad.meta[0] = static_cast<std::uint16_t>((bad.meta[0] & 0xfff0u) | 0x5u);  // row 0 group 0: positions 1, 1
+  CHECK_THROWS_WITH(read_back(bad),
+                    Contains("s.safetensors: metadata: row 0 group 0: nibble 5 is not two ascending"));
+  bad = good;
+  bad.values[3] = half(9.0f);  // row 0 group 1 keeps columns 4 and 5 (ascending 0, 1 when empty): 5 is real
+  CHECK_NOTHROW(read_back(bad));
+  bad.values[4] = half(9.0f);  // row 0 group 2 keeps columns 8 and 9, past the 6 columns
+  CHECK_THROWS_WITH(read_back(bad),
+                    Contains("s.safetensors: values: row 0 group 2: a nonzero value at padding column 8"));
+  bad = good;
+  bad.values[static_cast<std::size_t>(5) * (good.cols_padded / 2)] = half(1.0f);
+  CHECK_THROWS_WITH(read_back(bad),
+                    Contains("values: row 5 group 0: a nonzero value at padding column 0 of a padding row"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("bitmap safetensors reader: a file that breaks the format is an Error naming file and array") {
   const fs::path dir = work_dir(), st = dir / "b.safetensors";
   // 20 x 40: 2 tile rows x 3 k tiles; a nonzero in each corner.
@@ -303,6 +336,15 @@ TEST_CASE("safetensors reader: every malformed header is an Error naming file, t
   CHECK_THROWS_WITH(parse(file(R"({"w":{"dtype":"F16","shape":[1],"data_offsets":[2,0]}})", 4)), Contains("ends before it begins"));
   CHECK_THROWS_WITH(parse(file(R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})", 4)),
                     Contains("tensor 'b': data_offsets overlap those of tensor 'a'"));
+  // An empty tensor between two that overlap hides them from a check of neighbours only.
+  CHECK_THROWS_WITH(
+      parse(file(
+          R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]},"e":{"dtype":"U8","shape":[0],"data_offsets":[2,2]},"c":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})",
+          8)),
+      Contains("tensor 'c': data_offsets overlap those of tensor 'a'"));
+  CHECK_NOTHROW(parse(file(
+      R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"e":{"dtype":"U8","shape":[0],"data_offsets":[2,2]},"c":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})",
+      8)));
   CHECK_THROWS_WITH(parse(file(R"({"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"w":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})", 2)),
                     Contains("tensor 'w' is listed twice"));
   CHECK_THROWS_WITH(parse(file(R"({"__metadata__":{"k":3}})", 0)), Contains("__metadata__ 'k' is not a string"));
@@ -330,6 +372,14 @@ TEST_CASE(".npy reader: every malformed header is an Error naming file, byte and
   b[8] = 0xff;
   b[9] = 0xff;
   CHECK_THROWS_WITH(parse(b), Contains("a.npy: byte 8: header length: 65535 bytes, past the end of the file"));
+  // Version 2 puts a 4-byte length at byte 8: the header text, and the byte a message names, start at 12.
+  auto v2 = npy_bytes("<f4', 'x': 1, 'y", false, 2, 3, data);
+  v2[6] = 2;
+  v2.insert(v2.begin() + 10, {0, 0});
+  CHECK_THROWS_WITH(parse(v2), Contains("a.npy: byte 33: header: unexpected key 'x'"));
+  v2[6] = 1;
+  v2.erase(v2.begin() + 10, v2.begin() + 12);
+  CHECK_THROWS_WITH(parse(v2), Contains("a.npy: byte 31: header: unexpected key 'x'"));
 }
 
 TEST_CASE("a tensor larger than the memory budget is refused before its rows are stored") {
@@ -340,6 +390,20 @@ TEST_CASE("a tensor larger than the memory budget is refused before its rows are
   const MemoryBudget small{8192, "test"};
   CHECK_THROWS_WITH(io::tensor_rows<float>(t, std::span<const std::uint8_t>(npy).subspan(t.offset, t.bytes), false, small),
                     Contains("big.npy: 64 x 64 with 4096 nonzeros needs") && Contains("above the memory budget"));
+}
+
+TEST_CASE("a tensor of no elements but 2^31 - 1 rows is refused before its row counts are allocated") {
+  for (const bool transpose : {false, true}) {
+    const std::int64_t rows = transpose ? 0 : 2147483647, cols = transpose ? 2147483647 : 0;
+    const std::vector<std::uint8_t> none;
+    const auto npy = npy_bytes("<f4", false, rows, cols, none);
+    const io::TensorInfo t = io::parse_npy(npy, npy.size(), "wide.npy");
+    const MemoryBudget budget{std::uint64_t{1} << 30, "test"};
+    CHECK_THROWS_WITH(
+        io::tensor_rows<float>(t, std::span<const std::uint8_t>(npy).subspan(t.offset, t.bytes), transpose,
+                               budget),
+        Contains("wide.npy: the row pointers of 2147483647 rows") && Contains("above the memory budget"));
+  }
 }
 
 TEST_CASE("a sharded checkpoint's index: shards are names in its folder, and hold what it lists") {
@@ -358,6 +422,13 @@ TEST_CASE("a sharded checkpoint's index: shards are names in its folder, and hol
   CHECK_THROWS_WITH(index(R"({"weight_map":{"a":"s2.safetensors"}})"), Contains("weight_map lists 'a' in") && Contains("which does not hold it"));
   CHECK_THROWS_WITH(index(R"({"weight_map":{"a":"missing.safetensors"}})"), Contains("missing.safetensors: cannot open"));
   CHECK_THROWS_WITH(index(R"({"tensors":{}})"), Contains("not a safetensors index"));
+  CHECK_THROWS_WITH(
+      index(R"({"weight_map":{"a":"s1.safetensors","b":"s2.safetensors","a":"s2.safetensors"}})"),
+      Contains("model.safetensors.index.json: weight_map: tensor 'a' is listed twice"));
+  // The same name in another object is no duplicate.
+  CHECK(index(R"({"metadata":{"a":"x"},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})")
+            ->tensors()
+            .size() == 2);
   fs::remove_all(dir);
 }
 

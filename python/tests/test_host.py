@@ -416,3 +416,9 @@ def test_batch_kernel_follows_the_policy():
     for bad in [(0.5, 0), (0.5, 17), (-0.1, 4), (1.5, 4)]:
         with pytest.raises(ValueError):
             ws.batch_kernel(*bad)
+
+
+def test_rows_from_dense_refuses_columns_past_32_bit_indices():
+    # No bytes, but 2^31 columns: column indices would wrap, so the shape is refused.
+    with pytest.raises(ws.Error, match="column indices are 32-bit"):
+        ws.rows_from_dense(np.zeros((0, 2**31), np.float32))

@@ -199,6 +199,7 @@ sparse24::Sparse24Matrix<T> read_sparse24_safetensors(TensorFile& f, const Memor
   budget.require(sat_add(tv.bytes, tm.bytes), f.path() + ": 2:4 matrix");
   s.values = copy_of<T>(f, tv);
   s.meta = copy_of<std::uint16_t>(f, tm);
+  if (const auto fault = sparse24::find_fault(s)) throw Error(f.path() + ": " + *fault);
   return s;
 }
 

@@ -241,10 +241,15 @@ SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> b, const std::
   std::sort(out.tensors.begin(), out.tensors.end(), [](const TensorInfo& a, const TensorInfo& c) {
     return a.offset != c.offset ? a.offset < c.offset : a.name < c.name;
   });
-  for (std::size_t i = 1; i < out.tensors.size(); ++i) {
-    const TensorInfo &p = out.tensors[i - 1], &t = out.tensors[i];
-    if (t.offset < p.offset + p.bytes && t.bytes > 0 && p.bytes > 0)
-      throw Error(fmt::format("{}: tensor {}: data_offsets overlap those of tensor {}", file, quote(t.name), quote(p.name)));
+  // Against the non-empty tensor that reaches furthest so far, not the neighbour: an empty tensor may
+  // sit between two that overlap.
+  const TensorInfo* reach = nullptr;
+  for (const TensorInfo& t : out.tensors) {
+    if (t.bytes == 0) continue;
+    if (reach != nullptr && t.offset < reach->offset + reach->bytes)
+      throw Error(fmt::format("{}: tensor {}: data_offsets overlap those of tensor {}", file, quote(t.name),
+                              quote(reach->name)));
+    if (reach == nullptr || t.offset + t.bytes > reach->offset + reach->bytes) reach = &t;
   }
   return out;
 }
@@ -258,7 +263,9 @@ namespace {
 // integers.
 class NpyHeaderParser {
  public:
-  NpyHeaderParser(std::string_view s, std::string where) : s_(s), where_(std::move(where)) {}
+  // `start`: the file offset of the header's first byte (10 in version 1, 12 in versions 2 and 3).
+  NpyHeaderParser(std::string_view s, std::string where, std::uint64_t start)
+      : s_(s), where_(std::move(where)), start_(start) {}
 
   void parse(std::string& descr, bool& fortran, std::vector<std::int64_t>& shape) {
     bool have_descr = false, have_fortran = false, have_shape = false;
@@ -298,7 +305,7 @@ class NpyHeaderParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(fmt::format("{}: byte {}: header: {}", where_, 10 + i_, what));
+    throw Error(fmt::format("{}: byte {}: header: {}", where_, start_ + i_, what));
   }
   void skip() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
@@ -362,6 +369,7 @@ class NpyHeaderParser {
 
   std::string_view s_;
   std::string where_;
+  std::uint64_t start_;
   std::size_t i_ = 0;
 };
 
@@ -389,7 +397,7 @@ TensorInfo parse_npy(std::span<const std::uint8_t> b, std::uint64_t file_size, c
   const std::string_view text(reinterpret_cast<const char*>(b.data() + start), hl);
   TensorInfo t;
   t.file = file;
-  NpyHeaderParser(text, file).parse(t.dtype_name, t.fortran_order, t.shape);
+  NpyHeaderParser(text, file, start).parse(t.dtype_name, t.fortran_order, t.shape);
   const std::string& d = t.dtype_name;
   if (d.size() < 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '='))
     throw Error(file + ": header: descr " + quote(d) + " is not a numpy type string");
@@ -470,9 +478,22 @@ class SafetensorsFile : public TensorFile {
   SafetensorsFile(const std::string& index_path, std::span<const std::uint8_t> index_bytes) {
     path_ = index_path;
     using nlohmann::json;
+    // The parser keeps the last of repeated keys; a weight_map that lists a tensor twice is refused,
+    // as a safetensors header that does.
+    std::string top, duplicate;
+    std::set<std::string> names;
+    const json::parser_callback_t cb = [&](int depth, json::parse_event_t event, json& parsed) {
+      if (event != json::parse_event_t::key) return true;
+      if (depth == 1)
+        top = parsed.get<std::string>();
+      else if (depth == 2 && top == "weight_map" && !names.insert(parsed.get<std::string>()).second &&
+               duplicate.empty())
+        duplicate = parsed.get<std::string>();
+      return true;
+    };
     json j;
     try {
-      j = json::parse(index_bytes.begin(), index_bytes.end());
+      j = json::parse(index_bytes.begin(), index_bytes.end(), cb);
     } catch (const json::parse_error& e) {
       throw Error(fmt::format("{}: byte {}: not valid JSON", index_path, e.byte));
     } catch (const json::exception&) {
@@ -481,6 +502,8 @@ class SafetensorsFile : public TensorFile {
     const auto wm = j.find("weight_map");
     if (!j.is_object() || wm == j.end() || !wm->is_object())
       throw Error(index_path + ": not a safetensors index (no \"weight_map\" object)");
+    if (!duplicate.empty())
+      throw Error(index_path + ": weight_map: tensor " + quote(duplicate) + " is listed twice");
     const auto meta = j.find("metadata");
     if (meta != j.end() && meta->is_object())
       for (auto m = meta->begin(); m != meta->end(); ++m) metadata_[m.key()] = m->is_string() ? m->get<std::string>() : m->dump();
@@ -752,8 +775,9 @@ SparseRows<T> rows_of(const TensorInfo& t, std::span<const std::uint8_t> data, b
   const bool row_major = t.fortran_order == transpose;
   SparseRows<T> m;
   m.cols = cols;
-  std::vector<std::int64_t> count(static_cast<std::size_t>(rows), 0);
+  // Checked before the counts are allocated: a tensor of no elements can still declare 2^31 rows.
   budget.require(sat_mul(static_cast<std::uint64_t>(rows) + 1, 16), t.label() + ": the row pointers of " + std::to_string(rows) + " rows");
+  std::vector<std::int64_t> count(static_cast<std::size_t>(rows), 0);
   const auto at = [&](std::int64_t r, std::int64_t c) {
     const std::int64_t i = row_major ? r * cols + c : c * rows + r;
     return load<S>(base + static_cast<std::size_t>(i) * sizeof(S));
@@ -847,7 +871,21 @@ void write_safetensors(const std::string& path, const std::vector<TensorOut>& te
   }
   std::string text = h.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // data starts 8-byte aligned
-  std::ofstream out(path, std::ios::binary);
+  // A regular file is written under a temporary name beside it and renamed once complete: a failed
+  // write leaves no truncated file, and an output that is also an input (`prune X X`, or a shard
+  // of X's index) keeps the old file, which the tensors are read from, until the new one is whole.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool replace = !fs::exists(path, ec) || fs::is_regular_file(path, ec);
+  const std::string target = replace ? path + ".partial" : path;
+  struct Cleanup {
+    const std::string* file;
+    ~Cleanup() {
+      std::error_code ignored;
+      if (file != nullptr) fs::remove(*file, ignored);
+    }
+  } cleanup{replace ? &target : nullptr};
+  std::ofstream out(target, std::ios::binary);
   if (!out) throw Error(path + ": cannot open for writing");
   const std::uint64_t n = text.size();
   out.write(reinterpret_cast<const char*>(&n), 8);
@@ -860,6 +898,11 @@ void write_safetensors(const std::string& path, const std::vector<TensorOut>& te
   }
   out.close();
   if (!out) throw Error(path + ": write failed");
+  if (replace) {
+    fs::rename(target, path, ec);
+    if (ec) throw Error(path + ": cannot replace it with " + target + ": " + ec.message());
+    cleanup.file = nullptr;
+  }
 }
 
 }  // namespace warpsparse::io

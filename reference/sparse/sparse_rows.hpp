@@ -75,7 +75,13 @@ struct SparseRows {
   }
 
   static SparseRows from_dense(std::int64_t rows, std::int64_t cols, const std::vector<T>& d) {
-    require(static_cast<std::int64_t>(d.size()) == rows * cols, "dense size does not match shape");
+    // Column indices are 32-bit: a wider matrix is refused, not stored with wrapped columns.
+    require(rows >= 0 && cols >= 0 && cols <= kMaxCols,
+            "dense matrix " + std::to_string(rows) + " x " + std::to_string(cols) +
+                ": columns must be in [0, 2^31 - 1] (column indices are 32-bit)");
+    const auto n = static_cast<std::uint64_t>(d.size()), c64 = static_cast<std::uint64_t>(cols);
+    require(cols == 0 ? n == 0 : n % c64 == 0 && n / c64 == static_cast<std::uint64_t>(rows),
+            "dense size does not match shape");
     SparseRows out;
     out.cols = cols;
     for (std::int64_t r = 0; r < rows; ++r) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -98,24 +99,50 @@ Sparse24Matrix<T> compress(std::span<const T> dense, int rows, int cols) {
   return s;
 }
 
-// Inverse of compress: the logical rows × cols matrix (dropped positions are +0). Checks that every
-// nibble is ordered (a corrupt matrix is an Error, not a wrong product).
+// The first way in which `s` differs from anything compress writes, or nullopt: a padded shape or
+// array size that does not fit the logical shape, a metadata nibble that is not two ascending
+// positions (mma.sp would read it as some other pair), or a nonzero value in the padding (a column
+// past `cols`, or a row past `rows`). Readers check it, so a corrupt file is an Error naming the
+// array and the element, never a wrong product.
+template <class T>
+std::optional<std::string> find_fault(const Sparse24Matrix<T>& s) {
+  const auto at = [](int r, int j) { return "row " + std::to_string(r) + " group " + std::to_string(j); };
+  if (s.rows < 0 || s.cols < 0 || s.rows_padded < s.rows || s.cols_padded < s.cols ||
+      s.rows_padded % kRowAlign != 0 || s.cols_padded % kColAlign != 0)
+    return "padded shape " + std::to_string(s.rows_padded) + " x " + std::to_string(s.cols_padded) +
+           " does not hold " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + " in whole " +
+           std::to_string(kRowAlign) + " x " + std::to_string(kColAlign) + " blocks";
+  const auto rp = static_cast<std::size_t>(s.rows_padded);
+  if (s.values.size() != rp * static_cast<std::size_t>(s.cols_padded / 2) ||
+      s.meta.size() != rp * static_cast<std::size_t>(s.cols_padded / kColsPerMeta16))
+    return "values or metadata: size differs from the padded shape";
+  for (int r = 0; r < s.rows_padded; ++r)
+    for (int j = 0; j < s.cols_padded / kGroup; ++j) {
+      const std::uint32_t n = s.nibble(r, j);
+      if (!nibble_ordered(n))
+        return "metadata: " + at(r, j) + ": nibble " + std::to_string(n) + " is not two ascending positions";
+      const int pos[2] = {nibble_lo(n), nibble_hi(n)};
+      for (int e = 0; e < 2; ++e)
+        if ((r >= s.rows || kGroup * j + pos[e] >= s.cols) && !is_zero(s.value(r, 2 * j + e)))
+          return "values: " + at(r, j) + ": a nonzero value at padding column " +
+                 std::to_string(kGroup * j + pos[e]) + (r >= s.rows ? " of a padding row" : "");
+    }
+  return std::nullopt;
+}
+
+// Inverse of compress: the logical rows × cols matrix (dropped positions are +0). A corrupt matrix
+// (find_fault) is an Error, not a wrong product.
 template <class T>
 std::vector<T> decompress(const Sparse24Matrix<T>& s) {
+  if (const auto fault = find_fault(s)) throw Error("sparse24::decompress: " + *fault);
   std::vector<T> d(static_cast<std::size_t>(s.rows) * s.cols, T(0.0f));
   for (int r = 0; r < s.rows; ++r)
     for (int j = 0; j < s.cols_padded / kGroup; ++j) {
       const std::uint32_t n = s.nibble(r, j);
-      require(nibble_ordered(n), "sparse24::decompress: row " + std::to_string(r) + " group " +
-                                     std::to_string(j) + " has unordered metadata nibble " +
-                                     std::to_string(n));
       const int pos[2] = {nibble_lo(n), nibble_hi(n)};
       for (int e = 0; e < 2; ++e) {
         const int c = kGroup * j + pos[e];
-        const T v = s.value(r, 2 * j + e);
-        if (c < s.cols) d[static_cast<std::size_t>(r) * s.cols + c] = v;
-        else require(is_zero(v), "sparse24::decompress: nonzero value in column padding, row " +
-                                     std::to_string(r));
+        if (c < s.cols) d[static_cast<std::size_t>(r) * s.cols + c] = s.value(r, 2 * j + e);
       }
     }
   return d;
