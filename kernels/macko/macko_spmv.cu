@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/common/device_facts.hpp"
 #include "kernels/common/stream_scratch.hpp"
 #include "kernels/macko/macko_spmv.cuh"
 #include "kernels/macko/macko_spmv.hpp"
@@ -26,12 +27,11 @@ struct XsFit {
 };
 template <class K>
 XsFit xs_fit(K kernel, int dev, int threads, std::size_t smem) {
-  int optin = 0;
-  WS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  const auto optin = static_cast<std::size_t>(warpsparse::gpu::device_facts(dev).smem_per_block_optin);
   cudaFuncAttributes fa{};
   WS_CUDA(cudaFuncGetAttributes(&fa, kernel));
   XsFit fit;
-  fit.dyn_max = static_cast<std::size_t>(optin) - std::min<std::size_t>(fa.sharedSizeBytes, static_cast<std::size_t>(optin));
+  fit.dyn_max = optin - std::min<std::size_t>(fa.sharedSizeBytes, optin);
   if (smem > fit.dyn_max) return fit;
   WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(fit.dyn_max)));
   WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.resident, kernel, threads, smem));
@@ -79,7 +79,7 @@ void launch_variant(const LaunchArgs<TD, TYD>& g) {
   int dev = 0, sms = 0;
   if (blocks_per_sm > 0 || kS.x_shared) {
     WS_CUDA(cudaGetDevice(&dev));
-    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    sms = warpsparse::gpu::device_facts(dev).sms;
   }
   if constexpr (kS.x_shared) {
     // x in shared memory: every block copies it, so the grid is persistent (the resident blocks).

@@ -43,6 +43,7 @@
 #include "kernels/common/conversions.cuh"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/device_facts.hpp"
 #include "kernels/common/stream_scratch.hpp"
 #include "kernels/sparse24/sparse24_launch.hpp"
 #include "kernels/sparse24/sparse24_wgmma_probe.hpp"
@@ -661,9 +662,7 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
   require(tiles <= 0x7fffffff / 2, "sparse24 wgmma: more than 2^30 output tiles");
   // One CTA per SM, each striding over the units.
-  int dev = 0, sms = 0;
-  WS_CUDA(cudaGetDevice(&dev));
-  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int sms = warpsparse::gpu::device_facts().sms;
   const SplitPlan plan = split_plan(g.m, g.n, g.k, S::kBM, S::kBN, g.cols_padded / kBK, sms);
   const long long grid = plan.grid(sms);
   // The tail partials, this launch's own (stream_scratch.hpp: safe on two streams and in graphs).
@@ -716,11 +715,8 @@ WgmmaProbe wgmma_layout_probe(const std::vector<std::uint16_t>& a, const std::ve
   require(a.size() == static_cast<std::size_t>(kProbeRows) * kProbeACols && b.size() == static_cast<std::size_t>(kProbeK) * kProbeN &&
               e.size() == static_cast<std::size_t>(kProbeRows / kMetaBlockRows) * kMetaBlockHalves,
           "sparse24 wgmma probe: operand sizes");
-  int dev = 0, major = 0, minor = 0;
-  WS_CUDA(cudaGetDevice(&dev));
-  WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  require(major == 9 && minor == 0, "sparse24 wgmma probe: needs a compute capability 9.0 device");
+  const DeviceFacts& d = warpsparse::gpu::device_facts();
+  require(d.cc_major == 9 && d.cc_minor == 0, "sparse24 wgmma probe: needs a compute capability 9.0 device");
   const warpsparse::gpu::DeviceBuffer<std::uint16_t> da(a), db(b), de(e);
   warpsparse::gpu::DeviceBuffer<std::uint16_t> dimage(static_cast<std::size_t>(kProbeABytes + kProbeBBytes) / 2);
   warpsparse::gpu::DeviceBuffer<float> dd(static_cast<std::size_t>(kProbeRows) * kProbeN);
