@@ -88,9 +88,10 @@ struct SplitPlan {
 // the second kernel reads them.
 // Ranges that cross units (stream-K proper) pay where a unit is a row of several tiles, K is long
 // (kStreamKMinKTiles K tiles or more) and the SMs hold many groups (kStreamKMinGroups or more: S /
-// width, so rows of at most 8 tiles on 132 SMs). Elsewhere the groups are a multiple of the tail
-// units, so each tail tile is cut into the same number of equal parts and no range crosses a unit.
-// Measured on the H100 (bf16, this rule against equal parts alternated in one lease,
+// width; a row is a unit only where its width divides S, so rows of 2, 3, 4 or 6 tiles on 132
+// SMs). Elsewhere the groups are a multiple of the tail units, so each tail tile is cut into the
+// same number of equal parts and no range crosses a unit.
+// Measured on the H100 (bf16, this rule against equal parts alternated on one machine,
 // docs/sparse24-gemm.md): at 512 tokens (33 groups) 3-5 % less time on 12288², 12288 x 49152 and
 // 36864 x 12288, within 1 % on 27648 x 9216, 28672 x 8192 and 36864 x 9216; at 768 (22 groups)
 // -1.5 % on average over six weights; at 1408 (12 groups) -0.4 %, and at 1536 (11 groups) +3.1 %,
