@@ -1,6 +1,7 @@
 // Notebook 6: the 2:4 sparse GEMM. Reads ws_bench_sparse24's bench/results/<gpu>/sparse24*.csv and
 // compares, per GPU and case (M, N, K), dense cuBLAS bf16, cuSPARSELt and each warpsparse kernel in
-// TFLOP/s (2MNK / median time), with each kernel's fraction of cuSPARSELt and the targets (90 % of cuSPARSELt for wgmma.sp, 600 TFLOP/s for mma.sp); and,
+// TFLOP/s (2MNK / median time), with each kernel's fraction of cuSPARSELt and the targets (wgmma.sp
+// at kWgmmaTarget of cuSPARSELt on every case, mma.sp at 600 TFLOP/s on 8192^3); and,
 // where ws_mma_sp_peak wrote mma_sp_peak*.csv into the same <gpu> folder, mma.sp's own ceiling.
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +13,11 @@
 namespace warpsparse::notebooks {
 
 namespace {
+
+// The 2:4 target: the faster warpsparse kernel at this share of cuSPARSELt's rate on every case of
+// `ws_bench_sparse24 --full`, in the sustained and in the rested state. The figures' target line, the
+// lead's count and the target table all read it.
+constexpr double kWgmmaTarget = 0.95;
 
 struct GemmRow {
   std::string gpu, kernel, weight_shape, value_type, check, file;
@@ -312,9 +318,9 @@ std::string sparse24(const Options& o) {
       }
     if (!fail_t.x.empty()) tp.series.push_back(fail_t);
     if (!fail_f.x.empty()) fp.series.push_back(fail_f);
-    for (const double level : {1.0, 0.9}) {
+    for (const double level : {1.0, kWgmmaTarget}) {
       Series h;
-      h.title = level == 1.0 ? "parity with cuSPARSELt" : "wgmma.sp target (0.9)";
+      h.title = level == 1.0 ? "parity with cuSPARSELt" : "target (" + pct(kWgmmaTarget, 0) + ")";
       h.x = {-0.6, double(cases.size()) - 0.4};
       h.y = {level, level};
       h.extra = level == 1.0 ? "lw 1.2 dt 2 lc rgb '#444444'" : "lw 1.5 dt 3 lc rgb '#d62728'";
@@ -323,8 +329,9 @@ std::string sparse24(const Options& o) {
     rep.figure(tp, "TFLOP/s of every kernel for each case (M×K weight, N tokens; cubes as size^3). Log scale: the "
                    "N=16 cases are memory bound and far below the large ones.");
     if (have_lt)
-      rep.figure(fp, "Throughput as a fraction of cuSPARSELt on the same case (1.0: parity; dotted: the wgmma.sp target of 90% "
-                     "target for the wgmma.sp kernel).");
+      rep.figure(
+          fp, "Throughput as a fraction of cuSPARSELt on the same case (1.0: parity; dotted: the target, " +
+                  pct(kWgmmaTarget, 0) + " on every case).");
     else
       rep.para("cuSPARSELt is not in these results (the benchmark skips it when the library is not found), so no "
                "fractions of it can be formed.");
@@ -369,14 +376,14 @@ std::string sparse24(const Options& o) {
     }
     if (!fracs.empty()) {
       std::sort(fracs.begin(), fracs.end());
-      const auto at95 =
-          fracs.end() - std::lower_bound(fracs.begin(), fracs.end(), std::make_pair(0.95, std::string()));
+      const auto met = fracs.end() - std::lower_bound(fracs.begin(), fracs.end(),
+                                                      std::make_pair(kWgmmaTarget, std::string()));
       answer += fmt::format(
           "{}{}, {}: the faster warpsparse kernel reaches a median {} of cuSPARSELt over {} cases, "
-          "at least 95% in {} (lowest {} at {}, highest {} at {})",
+          "at least {} in {} (lowest {} at {}, highest {} at {})",
           answer.empty() ? "" : "; ", gpu, rest_ms > 0 ? "rested" : "sustained",
-          pct(fracs[fracs.size() / 2].first, 0), fracs.size(), at95, pct(fracs.front().first, 0),
-          fracs.front().second, pct(fracs.back().first, 0), fracs.back().second);
+          pct(fracs[fracs.size() / 2].first, 0), fracs.size(), pct(kWgmmaTarget, 0), met,
+          pct(fracs.front().first, 0), fracs.front().second, pct(fracs.back().first, 0), fracs.back().second);
     }
     rep.table(hdr, t,
               "Cases as in the figures (size^3: the square cubes; W x K n=N: an Appendix D weight of W rows and K "
@@ -386,30 +393,26 @@ std::string sparse24(const Options& o) {
                                          bench_results::meta_commit(a_path).empty() ? "not recorded"
                                                                                      : bench_results::meta_commit(a_path))
                            : std::string()));
-    // Issue 5's targets (stated for the H100; shown for whatever GPU measured them).
+    // The targets (stated for the H100; shown for whatever GPU measured them). The 2:4 target counts
+    // every case with cuSPARSELt beside a warpsparse kernel in this table: a case whose kernels all
+    // failed their check, or whose best kernel is below the target, is a miss.
     std::vector<std::vector<std::string>> tg;
-    // The wgmma.sp target compares rows of one run: the latest file holding cuSPARSELt and a wgmma.sp
-    // tile for the case, with that file's fastest wgmma.sp tile that passed its check (cuSPARSELt
-    // moves by several percent from run to run, so a ratio across runs would mean little).
-    for (const std::string c : {"4096^3", "8192^3"}) {
-      std::map<std::string, std::pair<const GemmRow*, const GemmRow*>> by_file;  // file -> (cuSPARSELt, best wgmma)
-      for (const auto& r : rows) {
-        if (r.gpu != gpu || r.rest_ms != rest_ms || case_label(r) != c) continue;
-        auto& [lt, w] = by_file[r.file];
-        if (r.kernel == "cusparselt") lt = &r;
-        const bool passed = r.check.empty() || r.check == "pass";  // a wrong answer's speed counts for nothing
-        if (r.kernel.rfind("warpsparse_wgmma_sp", 0) == 0 && passed && (!w || r.tflops > w->tflops)) w = &r;
-      }
-      for (auto it = by_file.rbegin(); it != by_file.rend(); ++it) {
-        const auto [lt, w] = it->second;
-        if (!lt || !w) continue;
-        const double f = w->tflops / lt->tflops;
-        tg.push_back({"wgmma.sp >= 90% of cuSPARSELt at " + c,
-                      fmt::format("{} ({:.0f} / {:.0f} TFLOP/s, {}, {})", pct(f, 1), w->tflops, lt->tflops, w->kernel,
-                                  it->first),
-                      f >= 0.9 ? "met" : "not met"});
-        break;
-      }
+    if (have_lt) {
+      int with_lt = 0;
+      for (const auto& c : cases)
+        with_lt += at[c].count("cusparselt") > 0 &&
+                   std::any_of(at[c].begin(), at[c].end(),
+                               [](const auto& k) { return k.first.rfind("warpsparse", 0) == 0; });
+      const auto met =
+          std::count_if(fracs.begin(), fracs.end(), [](const auto& f) { return f.first >= kWgmmaTarget; });
+      if (with_lt > 0)
+        tg.push_back(
+            {fmt::format("warpsparse 2:4 >= {} of cuSPARSELt on every case", pct(kWgmmaTarget, 0)),
+             fmt::format("{} of {} cases{}", met, with_lt,
+                         fracs.empty() ? std::string()
+                                       : fmt::format(" (lowest {} at {})", pct(fracs.front().first, 0),
+                                                     fracs.front().second)),
+             met == with_lt ? "met" : "not met"});
     }
     {
       double best = 0;
