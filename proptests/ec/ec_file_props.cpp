@@ -413,6 +413,18 @@ TEST_CASE("EC file reader: a header claiming huge arrays fails fast, before allo
       RC_ASSERT(w.rfind("huge.ec: ", 0) == 0);
       RC_ASSERT((w.find(with_size ? "truncated" : "above the memory budget") != std::string::npos));
     }
+    // From a pipe with no budget to stop it, the arrays grow only as bytes arrive: the claim is
+    // refused where the stream ends.
+    if (!with_size) {
+      std::istringstream pipe(std::string(b.begin(), b.end()));
+      try {
+        io::read_ec(pipe, "huge.ec", std::nullopt, MemoryBudget::unlimited());
+        RC_FAIL("accepted a header promising more than the stream holds");
+      } catch (const Error& e) {
+        RC_ASSERT(std::string(e.what()).find("huge.ec: byte ") == 0);
+        RC_ASSERT(std::string(e.what()).find("truncated") != std::string::npos);
+      }
+    }
   });
 }
 

@@ -228,6 +228,18 @@ TEST_CASE("MACKO file reader: a header claiming huge arrays fails fast, before a
       // Either the size is known (truncated: named before reading) or the budget refuses the claim.
       RC_ASSERT((w.find("truncated") != std::string::npos || w.find("above the memory budget") != std::string::npos));
     }
+    // From a pipe with no budget to stop it, the arrays grow only as bytes arrive: the claim is
+    // refused where the stream ends (sizing the arrays from the header would ask for terabytes).
+    if (!with_size) {
+      std::istringstream pipe(std::string(b.begin(), b.end()));
+      try {
+        io::read_macko(pipe, "huge.macko", std::nullopt, MemoryBudget::unlimited());
+        RC_FAIL("accepted a header promising more than the stream holds");
+      } catch (const Error& e) {
+        RC_ASSERT(std::string(e.what()).find("huge.macko: byte ") == 0);
+        RC_ASSERT(std::string(e.what()).find("truncated") != std::string::npos);
+      }
+    }
   });
 }
 

@@ -79,7 +79,8 @@ void BinaryReader::declare_payload(std::uint64_t end, std::function<std::string(
   section_ = std::move(section);
 }
 
-void BinaryReader::check_size(std::optional<std::uint64_t> size) const {
+void BinaryReader::check_size(std::optional<std::uint64_t> size) {
+  size_checked_ = size.has_value();
   if (size && *size < end_)
     throw fail(*size, section_(*size),
                fmt::format("truncated: the file has {} bytes, the header declares {}", *size, end_));

@@ -5,6 +5,7 @@
 // field: "<file>: byte <offset>: <field>: <what>". The file layouts themselves stay with each
 // format. Little-endian hosts only (asserted). Host only.
 #pragma once
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -99,10 +100,26 @@ class BinaryReader {
   // messages).
   void declare_payload(std::uint64_t end, std::function<std::string(std::uint64_t)> section);
   // A known file size must be the declared one: truncated or trailing bytes.
-  void check_size(std::optional<std::uint64_t> size) const;
+  void check_size(std::optional<std::uint64_t> size);
   // Reads n bytes at file offset `at` into dst; a stream that ends early (a pipe, a file that shrank)
   // is reported where it ended.
   void read_array(void* dst, std::uint64_t at, std::uint64_t n);
+  // Reads `count` elements at file offset `at` into v. Where check_size saw the file's size, the
+  // header's counts are known to be there and v is sized once; from a stream of unknown size (a pipe)
+  // v grows piece by piece (64 MiB) as the bytes arrive, so a header that promises more than the
+  // stream holds is refused where the stream ends, having allocated at most one piece beyond it.
+  template <class T>
+  void read_vector(std::vector<T>& v, std::uint64_t count, std::uint64_t at) {
+    const std::uint64_t piece =
+        size_checked_ ? count : std::max<std::uint64_t>(1, (std::uint64_t{64} << 20) / sizeof(T));
+    v.clear();
+    for (std::uint64_t done = 0; done < count;) {
+      const std::uint64_t n = std::min(piece, count - done);
+      v.resize(static_cast<std::size_t>(done + n));
+      read_array(v.data() + done, at + done * sizeof(T), n * sizeof(T));
+      done += n;
+    }
+  }
   // Nothing may follow the declared arrays.
   void check_end();
   // The header's checksum field must be the hash of what was read.
@@ -115,6 +132,7 @@ class BinaryReader {
   std::size_t checksum_offset_ = 0;
   std::uint64_t hash_ = 0;
   std::uint64_t end_ = 0;
+  bool size_checked_ = false;
   std::function<std::string(std::uint64_t)> section_;
 };
 

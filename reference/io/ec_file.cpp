@@ -306,19 +306,19 @@ AnyEc read_ec(std::istream& in, const std::string& name, std::optional<std::uint
         s.group = l.group;
         s.vec = l.vec;
         s.is_short = l.is_short;
-        s.rows.resize(l.bytes[0] / 4);
-        r.read_array(s.rows.data(), l.at[0], l.bytes[0]);
-        s.step_ptr.resize(l.bytes[1] / 4);
-        r.read_array(s.step_ptr.data(), l.at[1], l.bytes[1]);
-        s.bases.resize(l.blocks * ec::kLanes);
-        r.read_array(s.bases.data(), l.at[2], l.bytes[2]);
-        if (bb == 16)  // widen in place, from the end
-          for (std::size_t i = s.bases.size(); i-- > 0;)
-            s.bases[i] = load_le<std::uint16_t>(byte_span(s.bases.data(), s.bases.size() * 4), i * 2);
-        s.deltas.resize(l.bytes[3]);
-        r.read_array(s.deltas.data(), l.at[3], l.bytes[3]);
-        s.values.resize(l.bytes[4] / sizeof(T));
-        r.read_array(s.values.data(), l.at[4], l.bytes[4]);
+        r.read_vector(s.rows, l.bytes[0] / 4, l.at[0]);
+        r.read_vector(s.step_ptr, l.bytes[1] / 4, l.at[1]);
+        if (bb == 16) {  // 16-bit bases, widened
+          std::vector<std::uint16_t> narrow;
+          r.read_vector(narrow, l.bytes[2] / 2, l.at[2]);
+          s.bases.resize(narrow.size());
+          for (std::size_t i = 0; i < narrow.size(); ++i)
+            s.bases[i] = load_le<std::uint16_t>(byte_span(narrow.data(), narrow.size() * 2), i * 2);
+        } else {
+          r.read_vector(s.bases, l.bytes[2] / 4, l.at[2]);
+        }
+        r.read_vector(s.deltas, l.bytes[3], l.at[3]);
+        r.read_vector(s.values, l.bytes[4] / sizeof(T), l.at[4]);
         m.sets.push_back(std::move(s));
       }
       r.check_end();

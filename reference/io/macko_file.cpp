@@ -115,17 +115,12 @@ AnyMacko read_macko(std::istream& in, const std::string& name, std::optional<std
     m.nnz = static_cast<std::int64_t>(nnz);
     m.row_ptr.wide = pw == 8;
     // Each array is read straight into place.
-    m.values.resize(nvals);
-    r.read_array(m.values.data(), voff, nvals * sizeof(T));
-    m.deltas.resize(ndeltas);
-    r.read_array(m.deltas.data(), doff, ndeltas);
-    if (m.row_ptr.wide) {
-      m.row_ptr.wide_ptr.resize(nptr);
-      r.read_array(m.row_ptr.wide_ptr.data(), poff, nptr * 8);
-    } else {
-      m.row_ptr.narrow.resize(nptr);
-      r.read_array(m.row_ptr.narrow.data(), poff, nptr * 4);
-    }
+    r.read_vector(m.values, nvals, voff);
+    r.read_vector(m.deltas, ndeltas, doff);
+    if (m.row_ptr.wide)
+      r.read_vector(m.row_ptr.wide_ptr, nptr, poff);
+    else
+      r.read_vector(m.row_ptr.narrow, nptr, poff);
     r.check_end();
     r.check_checksum();
     const auto last = static_cast<std::uint64_t>(m.row_ptr[m.rows]);
