@@ -406,6 +406,23 @@ TEST_CASE("a tensor of no elements but 2^31 - 1 rows is refused before its row c
   }
 }
 
+TEST_CASE("a write that fails leaves the file it would have replaced as it was, and no partial file") {
+  const fs::path dir = work_dir(), p = dir / "w.safetensors";
+  const std::vector<std::uint8_t> w(8, 1);
+  io::write_safetensors(p.string(), {out_of("a", "F16", {2, 2}, w)}, {});
+  const auto before = io::open_tensor_file(p.string())->tensors().size();
+  io::TensorOut bad = out_of("b", "F16", {2, 2}, w);
+  bad.write = [](std::ostream& o) { o.write("xy", 2); };  // fewer bytes than declared
+  CHECK_THROWS_WITH(io::write_safetensors(p.string(), {out_of("a", "F16", {2, 2}, w), bad}, {}),
+                    Contains("b: wrote a different number of bytes than declared"));
+  CHECK(io::open_tensor_file(p.string())->tensors().size() == before);
+  CHECK_FALSE(fs::exists(dir / "w.safetensors.partial"));
+  CHECK_THROWS_WITH(
+      io::write_safetensors((dir / "no" / "x.safetensors").string(), {out_of("a", "F16", {2, 2}, w)}, {}),
+      Contains("no/x.safetensors: cannot open for writing"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a sharded checkpoint's index: shards are names in its folder, and hold what it lists") {
   const fs::path dir = work_dir();
   const std::vector<std::uint8_t> w(8, 1);

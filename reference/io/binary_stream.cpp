@@ -108,18 +108,4 @@ void BinaryReader::check_checksum() const {
                fmt::format("mismatch: stored {:#018x}, computed {:#018x} (file corrupted)", stored, hash_));
 }
 
-BinaryFileWriter::BinaryFileWriter(const std::string& path)
-    : path_(path), f_(path, std::ios::binary | std::ios::trunc) {
-  if (!f_) throw Error(fmt::format("{}: cannot open for writing", path_));
-}
-
-void BinaryFileWriter::write(std::span<const std::uint8_t> bytes) {
-  f_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
-
-void BinaryFileWriter::finish() {
-  f_.flush();
-  if (!f_) throw Error(fmt::format("{}: write failed", path_));
-}
-
 }  // namespace warpsparse::io

@@ -156,18 +156,4 @@ Any read_path(StreamReader<Any> read, const std::string& path, const MemoryBudge
   return read(*in.stream, in.name, in.size, budget);
 }
 
-// Writes a file part after part, as the parts are (no copy of the file in memory); messages name
-// the path.
-class BinaryFileWriter {
- public:
-  explicit BinaryFileWriter(const std::string& path);
-  void write(std::span<const std::uint8_t> bytes);
-  // Flushes; throws when any write failed.
-  void finish();
-
- private:
-  std::string path_;
-  std::ofstream f_;
-};
-
 }  // namespace warpsparse::io

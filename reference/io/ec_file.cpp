@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "reference/io/binary_stream.hpp"
+#include "reference/io/output_file.hpp"
 
 namespace warpsparse::io {
 
@@ -358,14 +359,14 @@ AnyEc parse_ec(std::span<const std::uint8_t> bytes, const std::string& name, con
 }
 
 void write_ec_file(const std::string& path, const AnyEc& any) {
-  BinaryFileWriter f(path);
+  OutputFile f(path);  // parts written as they are: no copy of the file in memory
   std::visit(
       [&](const auto& m) {
         f.write(checksummed_header(m));
         for_each_array(m, [&](std::span<const std::uint8_t> part) { f.write(part); });
       },
       any);
-  f.finish();
+  f.commit();
 }
 
 AnyEc read_ec_file(const std::string& path, const MemoryBudget& budget) {

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "reference/io/binary_stream.hpp"
+#include "reference/io/output_file.hpp"
 
 namespace warpsparse::io {
 
@@ -146,14 +147,14 @@ AnyMacko parse_macko(std::span<const std::uint8_t> bytes, const std::string& nam
 }
 
 void write_macko_file(const std::string& path, const AnyMacko& any) {
-  BinaryFileWriter f(path);
+  OutputFile f(path);  // parts written as they are: no copy of the file in memory
   std::visit(
       [&](const auto& m) {
         f.write(header_bytes(m));
         for (const auto& part : array_bytes(m)) f.write(part);
       },
       any);
-  f.finish();
+  f.commit();
 }
 
 AnyMacko read_macko_file(const std::string& path, const MemoryBudget& budget) {

@@ -13,6 +13,7 @@
 
 #include "reference/common/parse_number.hpp"
 #include "reference/io/input.hpp"
+#include "reference/io/output_file.hpp"
 
 namespace warpsparse::io {
 
@@ -304,11 +305,9 @@ void write_matrix_market(std::ostream& out, const SparseRows<T>& m) {
 
 template <class T>
 void write_matrix_market_file(const std::string& path, const SparseRows<T>& m) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error(fmt::format("{}: cannot open for writing", path));
-  write_matrix_market(f, m);
-  f.flush();
-  if (!f) throw Error(fmt::format("{}: write failed", path));
+  OutputFile f(path);
+  write_matrix_market(f.stream(), m);
+  f.commit();
 }
 
 #define WS_INSTANTIATE(T)                                                                                   \

@@ -19,6 +19,7 @@
 #include <set>
 
 #include "reference/common/error.hpp"
+#include "reference/io/output_file.hpp"
 
 namespace warpsparse::io {
 
@@ -871,22 +872,8 @@ void write_safetensors(const std::string& path, const std::vector<TensorOut>& te
   }
   std::string text = h.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // data starts 8-byte aligned
-  // A regular file is written under a temporary name beside it and renamed once complete: a failed
-  // write leaves no truncated file, and an output that is also an input (`prune X X`, or a shard
-  // of X's index) keeps the old file, which the tensors are read from, until the new one is whole.
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const bool replace = !fs::exists(path, ec) || fs::is_regular_file(path, ec);
-  const std::string target = replace ? path + ".partial" : path;
-  struct Cleanup {
-    const std::string* file;
-    ~Cleanup() {
-      std::error_code ignored;
-      if (file != nullptr) fs::remove(*file, ignored);
-    }
-  } cleanup{replace ? &target : nullptr};
-  std::ofstream out(target, std::ios::binary);
-  if (!out) throw Error(path + ": cannot open for writing");
+  OutputFile file(path);
+  std::ostream& out = file.stream();
   const std::uint64_t n = text.size();
   out.write(reinterpret_cast<const char*>(&n), 8);
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -896,13 +883,7 @@ void write_safetensors(const std::string& path, const std::vector<TensorOut>& te
     require(static_cast<std::uint64_t>(out.tellp() - before) == t.bytes,
             "write_safetensors: " + t.name + ": wrote a different number of bytes than declared");
   }
-  out.close();
-  if (!out) throw Error(path + ": write failed");
-  if (replace) {
-    fs::rename(target, path, ec);
-    if (ec) throw Error(path + ": cannot replace it with " + target + ": " + ec.message());
-    cleanup.file = nullptr;
-  }
+  file.commit();
 }
 
 }  // namespace warpsparse::io

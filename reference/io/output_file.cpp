@@ -1,0 +1,44 @@
+#include "reference/io/output_file.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "reference/common/error.hpp"
+
+namespace warpsparse::io {
+
+namespace fs = std::filesystem;
+
+OutputFile::OutputFile(const std::string& path) : path_(path) {
+  std::error_code ec;
+  replace_ = !fs::exists(path, ec) || fs::is_regular_file(path, ec);
+  target_ = replace_ ? path + ".partial" : path;
+  f_.open(target_, std::ios::binary | std::ios::trunc);
+  if (!f_) throw Error(fmt::format("{}: cannot open for writing", path_));
+}
+
+OutputFile::~OutputFile() {
+  if (committed_ || !replace_) return;
+  f_.close();
+  std::error_code ignored;
+  fs::remove(target_, ignored);
+}
+
+void OutputFile::write(std::span<const std::uint8_t> bytes) {
+  f_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+void OutputFile::commit() {
+  f_.close();
+  if (!f_) throw Error(fmt::format("{}: write failed", path_));
+  if (replace_) {
+    std::error_code ec;
+    fs::rename(target_, path_, ec);
+    if (ec) throw Error(fmt::format("{}: cannot replace it with {}: {}", path_, target_, ec.message()));
+  }
+  committed_ = true;
+}
+
+}  // namespace warpsparse::io
