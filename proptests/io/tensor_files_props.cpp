@@ -417,6 +417,12 @@ TEST_CASE("a write that fails leaves the file it would have replaced as it was, 
                     Contains("b: wrote a different number of bytes than declared"));
   CHECK(io::open_tensor_file(p.string())->tensors().size() == before);
   CHECK_FALSE(fs::exists(dir / "w.safetensors.partial"));
+  // Through a link, the file it names is replaced and the link stays.
+  fs::create_symlink(p, dir / "link.safetensors");
+  io::write_safetensors((dir / "link.safetensors").string(),
+                        {out_of("a", "F16", {2, 2}, w), out_of("c", "F16", {2, 2}, w)}, {});
+  CHECK(fs::is_symlink(dir / "link.safetensors"));
+  CHECK(io::open_tensor_file(p.string())->tensors().size() == 2);
   CHECK_THROWS_WITH(
       io::write_safetensors((dir / "no" / "x.safetensors").string(), {out_of("a", "F16", {2, 2}, w)}, {}),
       Contains("no/x.safetensors: cannot open for writing"));

@@ -11,10 +11,15 @@ namespace warpsparse::io {
 
 namespace fs = std::filesystem;
 
-OutputFile::OutputFile(const std::string& path) : path_(path) {
+OutputFile::OutputFile(const std::string& path) : path_(path), final_(path) {
   std::error_code ec;
-  replace_ = !fs::exists(path, ec) || fs::is_regular_file(path, ec);
-  target_ = replace_ ? path + ".partial" : path;
+  // Through a link the file it names is replaced, as a write in place would change it.
+  if (fs::is_symlink(path, ec)) {
+    const fs::path real = fs::canonical(path, ec);
+    if (!ec) final_ = real.string();
+  }
+  replace_ = !fs::exists(final_, ec) || fs::is_regular_file(final_, ec);
+  target_ = replace_ ? final_ + ".partial" : final_;
   f_.open(target_, std::ios::binary | std::ios::trunc);
   if (!f_) throw Error(fmt::format("{}: cannot open for writing", path_));
 }
@@ -35,7 +40,7 @@ void OutputFile::commit() {
   if (!f_) throw Error(fmt::format("{}: write failed", path_));
   if (replace_) {
     std::error_code ec;
-    fs::rename(target_, path_, ec);
+    fs::rename(target_, final_, ec);
     if (ec) throw Error(fmt::format("{}: cannot replace it with {}: {}", path_, target_, ec.message()));
   }
   committed_ = true;

@@ -12,8 +12,8 @@ namespace warpsparse::io {
 // Until then PATH is untouched: a failed or interrupted write leaves no truncated file, and an
 // output that is also an input (`prune X X`: the tensors are read from X's mapping while the output
 // is written) keeps the old file whole until the new one is. Destroyed uncommitted, it removes the
-// partial file. PATH that exists and is not a regular file (a FIFO, /dev/stdout) is written in place.
-// Messages name PATH.
+// partial file. PATH that exists and is not a regular file (a FIFO, /dev/stdout) is written in place;
+// a link's target is what is replaced. Messages name PATH.
 class OutputFile {
  public:
   explicit OutputFile(const std::string& path);
@@ -27,7 +27,7 @@ class OutputFile {
   void commit();
 
  private:
-  std::string path_, target_;
+  std::string path_, final_, target_;  // as given; the file it names (through a link); written
   bool replace_ = false, committed_ = false;
   std::ofstream f_;
 };
