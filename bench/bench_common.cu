@@ -1,5 +1,3 @@
-#include "bench/bench_common.hpp"
-
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -12,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+
+#include "bench/bench_common.hpp"
+#include "kernels/common/device_facts.hpp"
 
 #if __has_include("ws_git_commit.h")
 #include "ws_git_commit.h"  // generated at build time by bench/cmake/git_commit.cmake
@@ -222,10 +223,7 @@ L2Flusher::L2Flusher(std::int64_t l2_bytes) {
   WS_CUDA(cudaMemset(buf_.get(), 0, buf_.bytes()));
   WS_CUDA(cudaMemset(sink_.get(), 0, sink_.bytes()));
   WS_CUDA(cudaDeviceSynchronize());  // the memsets above run on the legacy stream
-  int sms = 0, dev = 0;
-  WS_CUDA(cudaGetDevice(&dev));
-  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  blocks_ = static_cast<unsigned>(std::max(sms, 1) * 4);
+  blocks_ = static_cast<unsigned>(std::max(gpu::device_facts().sms, 1) * 4);
 }
 
 void L2Flusher::flush(cudaStream_t stream) {

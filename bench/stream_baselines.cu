@@ -1,9 +1,9 @@
 // Streaming baselines for the MACKO benchmark (see stream_baselines.hpp).
-#include "bench/stream_baselines.hpp"
-
 #include <algorithm>
 
+#include "bench/stream_baselines.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/device_facts.hpp"
 #include "kernels/common/ptx_loads.cuh"
 #include "reference/macko/macko_layout.hpp"
 
@@ -121,9 +121,8 @@ std::size_t macko_interleaved_bytes(std::int64_t elements) {
 std::uint64_t launch_read_stream(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
                                  std::uint32_t* sink, cudaStream_t stream) {
   const auto na = static_cast<std::int64_t>(a_bytes / 16), nb = static_cast<std::int64_t>(b_bytes / 16);
-  int dev = 0, sms = 0, per_sm = 0;
-  WS_CUDA(cudaGetDevice(&dev));
-  WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int sms = warpsparse::gpu::device_facts().sms;
+  int per_sm = 0;
   WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_stream_kernel, 512, 0));
   const std::int64_t want = (na + nb + 511) / 512;
   const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(want, std::int64_t{sms} * per_sm)));
