@@ -4,16 +4,21 @@
 # go to build/fuzz/corpus/<target>/, not into the repository). A crash, leak, timeout or
 # out-of-memory stops the run and leaves the input in build/fuzz/artifacts/; copy it into the
 # committed corpus once fixed, so that CTest replays it.
-#   scripts/fuzz.sh [SECONDS per target, default 60] [TARGET...]   (targets: macko_file ec_file matrix_market safetensors npy)
+#   scripts/fuzz.sh [SECONDS per target, default 60] [TARGET...]   (default: every target, as
+#   proptests/fuzz/CMakeLists.txt lists them: macko_file, safetensors_index, input, ...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(macko_file ec_file matrix_market safetensors npy)
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt install clang)" >&2; exit 1; }
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$(nproc)" >/dev/null
+if [ ${#targets[@]} -eq 0 ]; then
+  for b in build/fuzz/proptests/fuzz/ws_fuzz_*; do
+    case $b in */ws_fuzz_replay_*) ;; *) targets+=("${b##*/ws_fuzz_}") ;; esac
+  done
+fi
 mkdir -p build/fuzz/artifacts
 status=0
 for t in "${targets[@]}"; do

@@ -465,19 +465,29 @@ namespace {
 
 class SafetensorsFile : public TensorFile {
  public:
+  // Where a shard's bytes come from: its path (the index's folder joined with the shard's name) to
+  // bytes that live as long as this object; a missing shard throws Error naming its path.
+  using ShardSource = std::function<std::span<const std::uint8_t>(const std::string& path)>;
+
   explicit SafetensorsFile(const std::string& path) {
     path_ = path;
-    files_.emplace(path, std::make_unique<MappedFile>(path));
-    read_header(files_.at(path)->bytes());
+    read_header(shards_.emplace(path, map_shard(path)).first->second);
   }
   // A single file's bytes in memory (the fuzz targets).
-  SafetensorsFile(std::span<const std::uint8_t> bytes, const std::string& name) : bytes_(bytes) {
+  SafetensorsFile(std::span<const std::uint8_t> bytes, const std::string& name) {
     path_ = name;
+    shards_.emplace(name, bytes);
     read_header(bytes);
   }
   // A sharded checkpoint: the index's weight_map names, for each tensor, the shard that holds it.
-  SafetensorsFile(const std::string& index_path, std::span<const std::uint8_t> index_bytes) {
+  // Shards are mapped from the index's folder.
+  SafetensorsFile(const std::string& index_path, std::span<const std::uint8_t> index_bytes)
+      : SafetensorsFile(index_path, index_bytes, [this](const std::string& p) { return map_shard(p); }) {}
+  SafetensorsFile(const std::string& index_path, std::span<const std::uint8_t> index_bytes,
+                  const ShardSource& open_shard) {
     path_ = index_path;
+    if (index_bytes.size() > kMaxSafetensorsHeader)
+      throw Error(index_path + ": a safetensors index above 100 MiB");
     using nlohmann::json;
     // The parser keeps the last of repeated keys; a weight_map that lists a tensor twice is refused,
     // as a safetensors header that does.
@@ -516,12 +526,12 @@ class SafetensorsFile : public TensorFile {
       if (shard.empty() || shard.find('/') != std::string::npos || shard == "." || shard == "..")
         throw Error(index_path + ": weight_map: " + quote(shard) + " is not a file name in the index's folder");
       const std::string p = (dir / shard).string();
-      if (!files_.count(p)) files_.emplace(p, std::make_unique<MappedFile>(p));
+      if (!shards_.count(p)) shards_.emplace(p, open_shard(p));
       where[e.key()] = p;
     }
     std::set<std::string> seen;
-    for (const auto& [p, f] : files_) {
-      auto h = parse_safetensors(f->bytes(), p);
+    for (const auto& [p, bytes] : shards_) {
+      auto h = parse_safetensors(bytes, p);
       for (auto& t : h.tensors) {
         if (!seen.insert(t.name).second) throw Error(p + ": tensor " + quote(t.name) + " is also in another shard");
         tensors_.push_back(std::move(t));
@@ -534,10 +544,10 @@ class SafetensorsFile : public TensorFile {
     }
   }
   std::span<const std::uint8_t> data(const TensorInfo& t) override {
-    return (files_.empty() ? bytes_ : files_.at(t.file)->bytes()).subspan(t.offset, t.bytes);
+    return shards_.at(t.file).subspan(t.offset, t.bytes);
   }
   void release(const TensorInfo& t) override {
-    if (!files_.empty()) files_.at(t.file)->release(t.offset, t.bytes);
+    if (const auto m = mapped_.find(t.file); m != mapped_.end()) m->second->release(t.offset, t.bytes);
   }
 
  private:
@@ -546,9 +556,12 @@ class SafetensorsFile : public TensorFile {
     tensors_ = std::move(h.tensors);
     metadata_ = std::move(h.metadata);
   }
+  std::span<const std::uint8_t> map_shard(const std::string& p) {
+    return mapped_.emplace(p, std::make_unique<MappedFile>(p)).first->second->bytes();
+  }
 
-  std::map<std::string, std::unique_ptr<MappedFile>> files_;
-  std::span<const std::uint8_t> bytes_;  // when not mapped from files
+  std::map<std::string, std::span<const std::uint8_t>> shards_;  // every file's bytes, by path
+  std::map<std::string, std::unique_ptr<MappedFile>> mapped_;    // the files mapped from disk
 };
 
 class NpyFile : public TensorFile {
@@ -676,6 +689,16 @@ std::unique_ptr<TensorFile> open_safetensors_bytes(std::span<const std::uint8_t>
   return std::make_unique<SafetensorsFile>(bytes, file);
 }
 
+std::unique_ptr<TensorFile> open_safetensors_index_bytes(
+    std::span<const std::uint8_t> index_bytes, const std::string& index_path,
+    const std::map<std::string, std::span<const std::uint8_t>>& shards) {
+  return std::make_unique<SafetensorsFile>(index_path, index_bytes, [&](const std::string& p) {
+    const auto s = shards.find(p);
+    if (s == shards.end()) throw Error(p + ": cannot open for reading: No such file or directory");
+    return s->second;
+  });
+}
+
 std::unique_ptr<TensorFile> open_npz_bytes(std::span<const std::uint8_t> bytes, const std::string& file,
                                            const MemoryBudget& budget) {
   return std::make_unique<NpzFile>(bytes, file, budget);
@@ -690,10 +713,8 @@ std::unique_ptr<TensorFile> open_tensor_file(const std::string& path, const Memo
       const auto b = f->bytes();
       return std::make_unique<NpzFile>(b, path, budget, std::move(f));
     }
-    case TensorFormat::index: {
-      if (f->bytes().size() > kMaxSafetensorsHeader) throw Error(path + ": a safetensors index above 100 MiB");
+    case TensorFormat::index:
       return std::make_unique<SafetensorsFile>(path, f->bytes());
-    }
     case TensorFormat::none: break;
   }
   throw Error(path + ": not a tensor file (safetensors, safetensors index .json, .npy or .npz)");

@@ -92,6 +92,11 @@ SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file_bytes, co
 TensorInfo parse_npy(std::span<const std::uint8_t> head, std::uint64_t file_size, const std::string& file);
 // A single safetensors file in memory, as a TensorFile.
 std::unique_ptr<TensorFile> open_safetensors_bytes(std::span<const std::uint8_t> bytes, const std::string& file);
+// A sharded checkpoint's index in memory; its shards come from `shards` (the index's folder joined
+// with the shard's name -> the shard's bytes), and one not there is refused as a missing file.
+std::unique_ptr<TensorFile> open_safetensors_index_bytes(
+    std::span<const std::uint8_t> index_bytes, const std::string& index_path,
+    const std::map<std::string, std::span<const std::uint8_t>>& shards);
 // An npz archive in memory, its members parsed as .npy (names without ".npy").
 std::unique_ptr<TensorFile> open_npz_bytes(std::span<const std::uint8_t> bytes, const std::string& file,
                                            const MemoryBudget& budget);
