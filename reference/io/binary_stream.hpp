@@ -9,7 +9,6 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <istream>
 #include <optional>
