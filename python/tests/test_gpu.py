@@ -102,6 +102,34 @@ def test_the_callers_stream_is_used_and_outputs_export(rng):
     assert ws.cuda.stream_handle(side) == side.cuda_stream
 
 
+def test_the_launch_is_queued_on_the_callers_stream_and_returns_at_once(rng):
+    # Behind a ~1 s spin on `side`, a launch on `side` must return before the spin ends (a hidden
+    # synchronisation would wait it out) and must not have run when another stream reads its output
+    # (a launch on any other stream would have). torch's pool streams do not synchronise with each
+    # other or with the default stream.
+    m = ws.encode_macko(sparse(rng, (256, 512), 0.5, np.float16))
+    d = ws.cuda.upload_macko(m)
+    x_host = sparse(rng, (512,), 1.0, np.float16)
+    x = to_torch(x_host)
+    out = torch.empty((256,), dtype=torch.float16, device="cuda")
+    ws.cuda.macko_spmv(d, x, out=out)  # the kernel loaded (lazy module loading may synchronise)
+    out.fill_(float("nan"))
+    torch.cuda.synchronize()
+    side, peek = torch.cuda.Stream(), torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(2_000_000_000)  # clock cycles: about 1 s at the H100's and H200's 1.98 GHz
+        ws.cuda.macko_spmv(d, x, out=out, stream=side)
+    busy = not side.query()
+    with torch.cuda.stream(peek):
+        early = out.cpu()  # a copy on `peek`, waited for on the host
+    busy_after_peek = not side.query()
+    side.synchronize()
+    assert busy, "the launch returned only after the work queued before it on its stream"
+    assert busy_after_peek, "the spin ended before the peek: the check below would prove nothing"
+    assert np.isnan(early.numpy()).all(), "the output was written before the caller's stream reached the launch"
+    assert same_bits(to_host(out), ws.spmv_model(m, x_host, schedule=d.schedule(1), out_dtype=np.float16))
+
+
 def test_device_errors_are_clear(rng):
     m = ws.encode_macko(sparse(rng, (64, 128), 0.5, np.float16))
     d = ws.cuda.upload_macko(m)
