@@ -61,6 +61,20 @@ expect(verify-corpus 0 "ok" verify --value-type fp32 --delta-bits 1 "${CORPUS}/s
 # --batch: the model multiplies B vectors at once, each checked against its own oracle.
 expect(verify-batch 0 "batch +4 vectors at once.*0 row failure.*ok" verify --batch 4 "${WORK}/good.macko")
 expect(verify-batch-2bit 0 "batch +8 vectors at once.*ok" verify --batch 8 "${WORK}/good2.macko")
+# The model's load counts: 2:4 rows of 512 columns fill whole steps (256 elements), and a lane's 8
+# elements lie in 16 adjacent columns, so every x load of one vector touches one 32-byte sector per
+# lane, 4 lanes to a 128-byte line (with 4 vectors, a line per lane); 8 loads per row.
+set(mm24 "${head}2 512 512\n")
+foreach(r 1 2)
+  foreach(g RANGE 0 127)
+    math(EXPR c1 "4 * ${g} + 1")
+    math(EXPR c2 "4 * ${g} + 3")
+    string(APPEND mm24 "${r} ${c1} 1.5\n${r} ${c2} -0.5\n")
+  endforeach()
+endforeach()
+file(WRITE "${WORK}/w24.mtx" "${mm24}")
+expect(verify-loads-24 0 "loads .*values 16.0/4.0.* x 32.0/8.0 \\(16 x loads\\).*ok" verify "${WORK}/w24.mtx")
+expect(verify-loads-24-batch 0 "loads .* x 32.0/32.0 \\(16 x loads\\).*ok" verify --batch 4 "${WORK}/w24.mtx")
 expect(verify-batch-fp32 1 "a batch of 8 needs 16-bit x" verify --value-type fp32 --batch 8 "${WORK}/good.mtx")
 expect(verify-batch-3 1 "MACKO multiplies 1, 2, 4 or 8 vectors, not '3'" verify --batch 3 "${WORK}/good.macko")
 # --row-lanes 16: two rows per warp, each on 16 lanes (the kernels' Schedule::row_lanes).

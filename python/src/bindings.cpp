@@ -90,6 +90,17 @@ pb::dict verify_dict(const VerifyReport& r) {
   d["fault"] = r.fault;
   d["schedules"] = r.schedules;
   d["model_seconds"] = r.model_seconds;
+  if (!r.loads.empty()) {
+    pb::dict loads;
+    for (const auto& [name, l] : r.loads) {
+      pb::dict e;
+      e["loads"] = l.loads;
+      e["sectors"] = l.sectors;
+      e["lines"] = l.lines;
+      loads[pb::str(name)] = e;
+    }
+    d["loads"] = loads;
+  }
   return d;
 }
 

@@ -214,6 +214,12 @@ struct VerifyReport {
   double max_error = 0, max_bound_ratio = 0, model_seconds = 0;
   std::int64_t overflows = 0, failures = 0, schedules = 0;
   std::string first_failure, fault;
+  // The model's warp-wide loads per array ("values", "deltas", "row_ptr", "x"): how many, and the
+  // distinct 32-byte sectors and 128-byte lines they touch in all.
+  struct Loads {
+    std::uint64_t loads = 0, sectors = 0, lines = 0;
+  };
+  std::map<std::string, Loads> loads;
 };
 // The warp model of each accumulator count against the double oracle (macko_verify.hpp), within
 // the machine's memory budget.

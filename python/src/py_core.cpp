@@ -485,10 +485,20 @@ VerifyReport verify(const Macko& m, std::uint64_t seed, const std::vector<int>& 
     MemoryBudget::default_budget().require(macko_verify_bytes(a, batch),
                                            "verifying a " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + " matrix");
     const MackoVerifyResult r = macko_verify(a, seed, accumulators, batch, row_lanes);
-    return VerifyReport{.ok = r.fault.empty() && r.check.ok(), .max_error = r.check.max_error,
-                        .max_bound_ratio = r.check.max_bound_ratio, .model_seconds = r.model_seconds,
-                        .overflows = r.check.overflows, .failures = r.check.failures, .schedules = r.schedules,
-                        .first_failure = r.check.first_failure, .fault = r.fault};
+    VerifyReport v{.ok = r.fault.empty() && r.check.ok(),
+                   .max_error = r.check.max_error,
+                   .max_bound_ratio = r.check.max_bound_ratio,
+                   .model_seconds = r.model_seconds,
+                   .overflows = r.check.overflows,
+                   .failures = r.check.failures,
+                   .schedules = r.schedules,
+                   .first_failure = r.check.first_failure,
+                   .fault = r.fault};
+    for (const auto& [name, st] :
+         {std::pair{"values", r.traffic.values}, std::pair{"deltas", r.traffic.deltas},
+          std::pair{"row_ptr", r.traffic.row_ptr}, std::pair{"x", r.traffic.x}})
+      v.loads[name] = {.loads = st.instructions, .sectors = st.sectors, .lines = st.lines};
+    return v;
   }, m.impl()->m);
 }
 

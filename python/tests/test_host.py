@@ -201,6 +201,22 @@ def test_verify_passes(rng, dtype, batch):
     assert 0 <= r["max_bound_ratio"] <= 1
 
 
+@pytest.mark.parametrize("batch, lines", [(1, 8), (4, 32)])
+def test_verify_counts_the_loads_of_x(rng, batch, lines):
+    # Full 2:4 rows of 512 columns fill whole steps of 256 elements; a lane's 8 elements lie in 16
+    # adjacent columns, so each of a row's 8 loads of x touches 32 sectors, one per lane, in 8 lines
+    # (4 vectors: a line per lane).
+    a = np.zeros((2, 512), np.float16)
+    a[:, 0::4] = rng.uniform(0.5, 1.0, (2, 128))
+    a[:, 2::4] = -rng.uniform(0.5, 1.0, (2, 128))
+    r = ws.verify(ws.encode_macko(a), batch=batch)
+    assert r["ok"]
+    assert r["loads"]["x"] == {"loads": 16, "sectors": 16 * 32, "lines": 16 * lines}
+    # values: one 16-byte load a lane per row (its 8 elements), 512 bytes in 16 sectors
+    assert r["loads"]["values"] == {"loads": 2, "sectors": 2 * 16, "lines": 2 * 4}
+    assert set(r["loads"]) == {"values", "deltas", "row_ptr", "x"}
+
+
 def test_model_within_its_bound_of_the_oracle(rng):
     a = sparse(rng, (64, 512), 0.5, np.float16)
     m = ws.encode_macko(a)

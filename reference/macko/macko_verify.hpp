@@ -24,6 +24,9 @@ struct MackoVerifyResult {
   std::string fault;  // a WarpFault message, empty when none
   double model_seconds = 0;
   std::int64_t schedules = 0;
+  // The loads of the first schedule's run: every schedule makes the same ones, as the accumulator
+  // count changes only where sums go.
+  SpmvTraffic traffic;
 };
 
 // What macko_verify holds at once, to be checked before calling it: the decoded rows, x
@@ -59,7 +62,8 @@ MackoVerifyResult macko_verify(const Macko<T>& a, std::uint64_t seed, const std:
     std::vector<float> y;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      y = macko_spmv_model<T, TX, float>(a, x, y_old, 1.0f, 0.0f, s);
+      y = macko_spmv_model<T, TX, float>(a, x, y_old, 1.0f, 0.0f, s,
+                                         res.schedules == 0 ? &res.traffic : nullptr);
     } catch (const warp::WarpFault& f) {
       res.fault = "lane_accumulators=" + std::to_string(acc) + ": " + f.what();
       return res;

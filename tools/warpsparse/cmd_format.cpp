@@ -316,6 +316,18 @@ void report_check(const SpmvCheck& check, const std::string& fault, const std::s
 // row_lanes: the lanes per row macko_verify ran with.
 void report_verify(const MackoVerifyResult& v, int row_lanes = macko::kWarpLanes) {
   report_check(v.check, v.fault, fmt::format("{} model run(s), {} lanes per row", v.schedules, row_lanes));
+  // What the kernel's warps ask the memory system for, per warp-wide load: how many distinct 32-byte
+  // sectors and 128-byte lines its lanes touch (the L1's work for x's gathers; caches not modelled).
+  const auto per = [](const warp::MemoryStats& m) {
+    return m.instructions == 0 ? std::string("none")
+                               : fmt::format("{:.1f}/{:.1f}", double(m.sectors) / double(m.instructions),
+                                             double(m.lines) / double(m.instructions));
+  };
+  const SpmvTraffic& t = v.traffic;
+  fmt::print(
+      "loads          per warp-wide load, sectors/lines: values {}, deltas {}, row_ptr {}, x {} ({} x "
+      "loads)\n",
+      per(t.values), per(t.deltas), per(t.row_ptr), per(t.x), t.x.instructions);
 }
 
 // ---- EC-CSR -------------------------------------------------------------------------------------
