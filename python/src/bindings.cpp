@@ -39,14 +39,23 @@ InArray host_in(const pb::handle& obj, const char* what) {
   InArray in;
   if (!pb::isinstance<pb::array>(obj) && pb::hasattr(obj, "__dlpack_device__"))
     throw std::invalid_argument(std::string(what) + " must be a host (numpy) array; device tensors go to warpsparse.cuda");
-  // Non-contiguous input (a transposed weight, a slice) is copied to C order here, the only copy.
+  // Non-contiguous input (a transposed weight, a slice) is copied to C order here, the only copy;
+  // so is input of the other byte order (a big-endian array), turned to this machine's.
   in.keep = pb::array::ensure(obj, pb::array::c_style);
-  if (!in.keep) {
+  if (!in.keep || in.keep.dtype().kind() == 'O') {
     PyErr_Clear();
-    throw std::invalid_argument(std::string(what) + " is not an array: " + pb::str(pb::type::of(obj)).cast<std::string>());
+    throw std::invalid_argument(std::string(what) + " must be a numeric (numpy) array, got " +
+                                pb::str(pb::type::of(obj)).cast<std::string>());
   }
+  if (!in.keep.dtype().attr("isnative").cast<bool>())
+    in.keep = pb::array::ensure(in.keep.attr("astype")(in.keep.dtype().attr("newbyteorder")("=")),
+                                pb::array::c_style);
   in.a.data = in.keep.data();
-  in.a.elem = elem_of(in.keep.dtype());
+  try {
+    in.a.elem = elem_of(in.keep.dtype());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(what) + ": " + e.what());
+  }
   for (pb::ssize_t i = 0; i < in.keep.ndim(); ++i) in.a.shape.push_back(in.keep.shape(i));
   return in;
 }

@@ -312,10 +312,14 @@ Bitmap encode_bitmap(const HostArray& dense) {
 
 OwnedArray prune(const HostArray& dense, double density, const std::string& per, const std::string& nm) {
   if (per != "row" && per != "tensor") throw std::invalid_argument("per must be 'row' or 'tensor', got '" + per + "'");
-  int n = 0, m = 0;
-  char tail = 0;
-  if (!nm.empty() && (std::sscanf(nm.c_str(), "%d:%d%c", &n, &m, &tail) != 2 || n < 1 || m < n))
-    throw std::invalid_argument("nm must be N:M with 1 <= N <= M (e.g. 2:4), got '" + nm + "'");
+  prune::require_density(density);  // given with nm too: a wrong value is a mistake either way
+  prune::NM nmv;
+  try {
+    if (!nm.empty()) nmv = prune::parse_nm(nm);
+  } catch (const Error& e) {
+    throw std::invalid_argument(std::string("nm: ") + e.what());
+  }
+  const int n = nmv.n, m = nmv.m;
   return with_dense(dense, [&](auto d, std::int64_t rows, std::int64_t cols, auto zero) {
     using T = decltype(zero);
     std::vector<float> mag(d.size());
@@ -371,8 +375,11 @@ Bitmap read_bitmap(const std::string& path) {
 Sparse24 read_sparse24(const std::string& path) {
   require_file(path);
   const auto f = io::open_tensor_file(path);
-  const ValueType t = parse_value_type(f->metadata().count("value_type") ? f->metadata().at("value_type") : "");
-  return dispatch_value_type(t, [&](auto zero) {
+  const auto vt = f->metadata().find("value_type");
+  // Another format, or no value type: the reader's own checks (the format first) say so.
+  if (io::warpsparse_format(*f) != io::kSparse24SafetensorsFormat || vt == f->metadata().end())
+    (void)io::read_sparse24_safetensors<half>(*f);
+  return dispatch_value_type(parse_value_type(vt->second), [&](auto zero) {
     using T = decltype(zero);
     return Sparse24(std::make_shared<const Sparse24::Impl>(Sparse24::Impl{io::read_sparse24_safetensors<T>(*f)}));
   });
@@ -427,7 +434,9 @@ OwnedArray TensorFile::array(const std::string& name) const {
 
 Rows TensorFile::rows(const std::string& name, bool transpose, const std::string& value_type) const {
   const io::TensorInfo& t = impl_->f->find(name);
-  const ValueType vt = parse_or(value_type, io::value_type_of(t.dtype));
+  // A dtype no matrix is read from falls back to fp16 here; tensor_rows then names the tensor and it.
+  const ValueType vt =
+      parse_or(value_type, t.dtype == io::DType::other ? ValueType::fp16 : io::value_type_of(t.dtype));
   return dispatch_value_type(vt, [&](auto zero) {
     using T = decltype(zero);
     return Rows(std::make_shared<const Rows::Impl>(Rows::Impl{io::tensor_rows<T>(t, impl_->f->data(t), transpose)}));
@@ -449,7 +458,11 @@ std::span<const MackoXOf<T>> x_of(const warpsparse::Macko<T>& a, const HostArray
   if (value_type_of(x.elem) != want)
     throw std::invalid_argument("x of a " + std::string(to_string(a.kValueType)) + " matrix must be " +
                                 std::string(to_string(want)) + ", got " + elem_name(x.elem));
-  batch = x.shape.size() == 2 ? static_cast<int>(x.shape[1]) : 1;
+  const std::int64_t b = x.shape.size() == 2 ? x.shape[1] : 1;
+  if (!macko::valid_batch(static_cast<int>(std::clamp<std::int64_t>(b, 0, 16))))
+    throw std::invalid_argument("x of shape " + shape_string(x.shape) + " holds " + std::to_string(b) +
+                                " vectors; the model multiplies 1, 2, 4 or 8 at once");
+  batch = static_cast<int>(b);
   return host_span<TX>(x);
 }
 
@@ -472,6 +485,18 @@ auto model_input(const warpsparse::Macko<T>& a, const HostArray& x, const std::s
   return std::tuple{xs, batch, schedule_of(schedule, batch)};
 }
 
+// The element types a model's output, or its bound, may be for inputs of type TX: float32, or TX
+// itself (bf16 as "bf16" or numpy's uint16); refused by name otherwise.
+template <class TX>
+void require_output_elem(Elem e, const char* what) {
+  bool ok = e == Elem::f32;
+  if constexpr (std::is_same_v<TX, half>) ok = ok || e == Elem::f16;
+  if constexpr (std::is_same_v<TX, bfloat16>) ok = ok || e == Elem::bf16 || e == Elem::u16;
+  if (!ok)
+    throw std::invalid_argument(std::string(what) + " is float32 or the input type " +
+                                std::string(to_string(ValueTypeOf<TX>::value)) + ", got " + elem_name(e));
+}
+
 std::vector<std::int64_t> result_shape(const HostArray& x, std::int64_t rows) {
   std::vector<std::int64_t> shape = x.shape;
   shape[0] = rows;
@@ -481,6 +506,7 @@ std::vector<std::int64_t> result_shape(const HostArray& x, std::int64_t rows) {
 }  // namespace
 
 VerifyReport verify(const Macko& m, std::uint64_t seed, const std::vector<int>& accumulators, int batch, int row_lanes) {
+  require_verify_args(batch, row_lanes, accumulators);
   return std::visit([&](const auto& a) {
     MemoryBudget::default_budget().require(macko_verify_bytes(a, batch),
                                            "verifying a " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + " matrix");
@@ -518,11 +544,8 @@ OwnedArray spmv_model(const Macko& m, const HostArray& x, const std::string& sch
       }
       return own(macko_spmv_model<T, TX, TY>(a, xs, old, alpha, beta, s), result_shape(x, a.rows));
     };
-    if (y_elem == Elem::f32) return run(float{});
-    if (value_type_of(y_elem) == ValueTypeOf<TX>::value && y_elem != Elem::u16) return run(TX{});
-    if (y_elem == Elem::u16 && std::is_same_v<TX, bfloat16>) return run(TX{});
-    throw std::invalid_argument("y of the model is float32 or the x type " + std::string(to_string(ValueTypeOf<TX>::value)) +
-                                ", got " + elem_name(y_elem));
+    require_output_elem<TX>(y_elem, "y of the model");
+    return y_elem == Elem::f32 ? run(float{}) : run(TX{});
   }, m.impl()->m);
 }
 
@@ -532,6 +555,10 @@ OracleBound macko_oracle_bound(const Macko& m, const HostArray& x, const std::st
     using T = typename std::decay_t<decltype(a)>::value_type;
     using TX = MackoXOf<T>;
     const auto [xs, batch, s] = model_input(a, x, schedule);
+    require_output_elem<TX>(y_elem, "out_dtype");
+    if (chain < 0)
+      throw std::invalid_argument("chain must be 0 (each row's own) or positive, got " +
+                                  std::to_string(chain));
     const SparseRows<T> rows = decode_macko(a);
     std::vector<double> exact(static_cast<std::size_t>(a.rows * batch)), bound(exact.size());
     const std::vector<float> no_y;
@@ -559,10 +586,18 @@ OracleBound sparse24_oracle_bound(const Sparse24& s, const HostArray& b, Elem c_
                                   shape_string(b.shape));
     if (value_type_of(b.elem) != ValueTypeOf<T>::value)
       throw std::invalid_argument("B must hold the matrix's value type " + std::string(to_string(ValueTypeOf<T>::value)));
+    if (b.shape[1] > std::numeric_limits<int>::max())
+      throw std::invalid_argument("B has " + std::to_string(b.shape[1]) +
+                                  " columns, more than the GEMM's int n");
     const int n = static_cast<int>(b.shape[1]);
+    MemoryBudget::default_budget().require(
+        sat_mul(sat_mul(static_cast<std::uint64_t>(a.rows), static_cast<std::uint64_t>(n)),
+                3 * sizeof(double)),
+        "the oracle of a " + std::to_string(a.rows) + " x " + std::to_string(n) + " product");
     std::vector<double> exact, abs_dot;
     sparse24::oracle_gemm<T>(a, host_span<T>(b), n, exact, abs_dot);
-    const ValueType out = c_elem == Elem::f32 ? ValueType::fp32 : value_type_of(c_elem);
+    require_output_elem<T>(c_elem, "out_dtype");
+    const ValueType out = c_elem == Elem::f32 ? ValueType::fp32 : ValueTypeOf<T>::value;
     std::vector<double> bound(exact.size());
     for (std::size_t i = 0; i < exact.size(); ++i)
       bound[i] = sparse24::ErrorBound::bound(exact[i], abs_dot[i], a.cols_padded, out);

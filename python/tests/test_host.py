@@ -309,6 +309,68 @@ def test_bad_arguments_name_the_problem(rng):
         ws.plan(m, gpu="tpu")
 
 
+def test_out_of_range_arguments_are_refused_not_wrapped(rng, tmp_path):
+    # Each of these once crashed, wrapped a number silently, or answered from the wrong bits.
+    a = sparse(rng, (8, 16), 0.5, np.float16)
+    m = ws.encode_macko(a)
+    x = np.ones(16, np.float16)
+    with pytest.raises(ValueError, match="multiplies 1, 2, 4 or 8"):
+        ws.spmv_model(m, np.ones((16, 3), np.float16))
+    m0 = ws.encode_macko(np.zeros((4, 0), np.float16))  # no columns: x of any batch holds no bytes
+    for batch in (16, 2**31, 2**32 + 1):
+        with pytest.raises(ValueError, match="multiplies 1, 2, 4 or 8"):
+            ws.spmv_model(m0, np.zeros((0, batch), np.float16))
+        with pytest.raises(ValueError, match="multiplies 1, 2, 4 or 8"):
+            ws.macko_oracle_bound(m0, np.zeros((0, batch), np.float16))
+    for batch in (0, 3, 100, -3):
+        with pytest.raises(ws.Error, match="1, 2, 4 or 8 vectors"):
+            ws.plan(m, batch=batch)
+    with pytest.raises(ws.Error, match="nothing would be checked"):
+        ws.verify(m, accumulators=[])
+    with pytest.raises(ws.Error, match="batch must be 1, 2, 4 or 8, not -1"):
+        ws.verify(m, batch=-1)
+    with pytest.raises(ws.Error, match="accumulators per lane must be 1, 2, 4 or 8, not 3"):
+        ws.verify(m, accumulators=[3])
+    with pytest.raises(ws.Error, match="KEY=INTEGER"):
+        ws.spmv_model(m, x, schedule="bpsm=99999999999")
+    with pytest.raises(ValueError, match="out_dtype is float32 or the input type fp16"):
+        ws.macko_oracle_bound(m, x, out_dtype="float64")
+    with pytest.raises(ValueError, match="chain must be"):
+        ws.macko_oracle_bound(m, x, chain=-5)
+    _, bound = ws.macko_oracle_bound(m, x, chain=2**24)  # no bound that long: infinite, never negative
+    assert np.isinf(bound).all()
+    s = ws.encode_sparse24(ws.prune(a, nm="2:4"))
+    with pytest.raises(ValueError, match="out_dtype"):
+        ws.sparse24_oracle_bound(s, np.ones((16, 2), np.float16), out_dtype="int8")
+    s0 = ws.encode_sparse24(np.zeros((4, 0), np.float16))
+    with pytest.raises(ValueError, match="more than the GEMM's int n"):
+        ws.sparse24_oracle_bound(s0, np.zeros((0, 2**32 + 5), np.float16))
+    with pytest.raises(ws.Error, match="memory budget"):
+        ws.sparse24_oracle_bound(s0, np.zeros((0, 2**31 - 1), np.float16))
+    for nm in ("2:4294967300", "4294967298:4294967300", "2:4x", "1:3"):
+        with pytest.raises(ValueError, match="N:M"):
+            ws.prune(a, nm=nm)
+    with pytest.raises(ws.Error, match="density must lie in"):
+        ws.prune(a, 5.0, nm="2:4")
+    path = str(tmp_path / "a.macko")
+    ws.write_macko(path, m)
+    with pytest.raises(ws.Error, match="NUL byte"):
+        ws.read_macko(path + "\0garbage")
+    with pytest.raises(ws.Error, match="NUL byte"):
+        ws.write_macko(str(tmp_path / "b.macko") + "\0.txt", m)
+    with pytest.raises(ValueError, match="numeric"):
+        ws.encode_macko(None)
+
+
+def test_big_endian_input_is_read_by_value(rng):
+    a = sparse(rng, (8, 16), 0.5, np.float16)
+    assert np.array_equal(ws.encode_macko(a.astype(">f2")).to_dense(), a)
+    assert np.array_equal(ws.prune(a.astype(">f4"), 1.0), a.astype(np.float32))
+    m = ws.encode_macko(a)
+    x = rng.standard_normal(16).astype(np.float16)
+    assert same_bits(ws.spmv_model(m, x.astype(">f2")), ws.spmv_model(m, x))
+
+
 def test_missing_file_is_file_not_found(tmp_path):
     for read in (ws.read_macko, ws.read_sparse24, ws.open_tensor_file, ws.analyze):
         with pytest.raises(FileNotFoundError, match="no such file"):

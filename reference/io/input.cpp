@@ -50,7 +50,15 @@ class OwningStream : public std::istream {
 
 }  // namespace
 
+void require_file_name(const std::string& path) {
+  if (path.empty()) throw Error("an empty file name");
+  if (const auto nul = path.find('\0'); nul != std::string::npos)
+    throw Error(path.substr(0, nul) + "...: the file name has a NUL byte at character " +
+                std::to_string(nul));
+}
+
 Input open_input(const std::string& path) {
+  require_file_name(path);
   Input in;
   in.name = path;
   if (path == "-") {

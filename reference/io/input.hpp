@@ -19,6 +19,10 @@ struct Input {
   std::optional<std::uint64_t> size;
 };
 
+// A file name the system can take whole: not empty, and without a NUL byte (which would end it
+// early, so that another file is read or written). Throws Error naming it otherwise.
+void require_file_name(const std::string& path);
+
 // Opens `path` for reading ("-" is standard input); throws Error naming the path when it is missing,
 // unreadable, a directory or a device.
 Input open_input(const std::string& path);

@@ -6,12 +6,14 @@
 #include <system_error>
 
 #include "reference/common/error.hpp"
+#include "reference/io/input.hpp"
 
 namespace warpsparse::io {
 
 namespace fs = std::filesystem;
 
 OutputFile::OutputFile(const std::string& path) : path_(path), final_(path) {
+  require_file_name(path);
   std::error_code ec;
   // Through a link the file it names is replaced, as a write in place would change it.
   if (fs::is_symlink(path, ec)) {

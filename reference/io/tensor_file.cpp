@@ -19,6 +19,7 @@
 #include <set>
 
 #include "reference/common/error.hpp"
+#include "reference/io/input.hpp"
 #include "reference/io/output_file.hpp"
 
 namespace warpsparse::io {
@@ -73,6 +74,7 @@ constexpr std::uint64_t kMaxNpyHeader = std::uint64_t{1} << 20;
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path) : path_(path) {
+    require_file_name(path);
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, not a file");

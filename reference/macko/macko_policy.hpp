@@ -305,6 +305,9 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
 // kernel for the matrix's delta width (8-bit deltas have x-in-shared-memory kernels at 8 elements per
 // lane only) falls back to the default loads. Batch kernels take 4-bit deltas only.
 inline Plan plan_schedule(const MatrixStats& m, const DeviceFacts& d, int batch = 1) {
+  require(valid_batch(batch), "a MACKO schedule multiplies 1, 2, 4 or 8 vectors, not " +
+                                  std::to_string(batch) +
+                                  " (bitmap::choose_batch_kernel says how other batches run)");
   Plan p = policy_detail::plan_rules(m, d, batch);
   if (batch == 1 && !is_compiled(p.schedule, m.delta_bits)) {  // batches: 4-bit kernels only (plan_batch)
     p.why.push_back(std::to_string(m.delta_bits) + "-bit deltas: no kernel for " + to_string(p.schedule) +

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "reference/common/error.hpp"
 #include "reference/macko/macko_layout.hpp"
@@ -236,9 +237,11 @@ inline Schedule parse_schedule(std::string_view name) {
     const std::string_view key = item.substr(0, eq);
     int v = 0;
     const char* end = item.data() + item.size();
-    const bool ok = eq != std::string_view::npos && eq + 1 < item.size() &&
-                    std::from_chars(item.data() + eq + 1, end, v).ptr == end;
-    require(ok, "schedule field '" + std::string(item) + "' is not KEY=INTEGER");
+    const bool ok = eq != std::string_view::npos && eq + 1 < item.size() && [&] {
+      const auto r = std::from_chars(item.data() + eq + 1, end, v);
+      return r.ptr == end && r.ec == std::errc();
+    }();
+    require(ok, "schedule field '" + std::string(item) + "' is not KEY=INTEGER (an int)");
     if (key == "wpb") s.warps_per_block = v;
     else if (key == "unroll") s.unroll_blocks = v;
     else if (key == "acc") s.lane_accumulators = v;

@@ -29,6 +29,20 @@ struct MackoVerifyResult {
   SpmvTraffic traffic;
 };
 
+// macko_verify's arguments (it checks them first; call it before macko_verify_bytes too), each
+// named when it is not one the model runs: a batch of 1, 2, 4 or 8,
+// 32 or 16 lanes per row (16: one vector), accumulator counts of 1, 2, 4 or 8, at least one.
+inline void require_verify_args(int batch, int row_lanes, const std::vector<int>& accumulators) {
+  require(macko::valid_batch(batch), "verify: the batch must be 1, 2, 4 or 8, not " + std::to_string(batch));
+  require(row_lanes == macko::kWarpLanes || (row_lanes == 16 && batch == 1),
+          "verify: lanes per row must be 32, or 16 with one vector; got " + std::to_string(row_lanes) +
+              " with a batch of " + std::to_string(batch));
+  require(!accumulators.empty(), "verify: no accumulator count given, so nothing would be checked");
+  for (const int acc : accumulators)
+    require(acc == 1 || acc == 2 || acc == 4 || acc == 8,
+            "verify: accumulators per lane must be 1, 2, 4 or 8, not " + std::to_string(acc));
+}
+
 // What macko_verify holds at once, to be checked before calling it: the decoded rows, x
 // (cols x batch) and one vector's copy of it, the outputs, the oracle and the model's row pointers.
 template <class T>
@@ -46,6 +60,7 @@ std::uint64_t macko_verify_bytes(const Macko<T>& a, int batch) {
 template <class T>
 MackoVerifyResult macko_verify(const Macko<T>& a, std::uint64_t seed, const std::vector<int>& accumulators,
                                int batch = 1, int row_lanes = macko::kWarpLanes) {
+  require_verify_args(batch, row_lanes, accumulators);
   using TX = MackoXOf<T>;
   const SparseRows<T> decoded = decode_macko(a);  // independent path for the oracle
   std::mt19937_64 rng(seed);

@@ -4,9 +4,13 @@
 // SparseGPT) need calibration data and are not here. Host only.
 #pragma once
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "reference/common/error.hpp"
@@ -59,8 +63,32 @@ inline void keep_largest(std::span<const float> mag, std::int64_t count, std::sp
 }
 
 // How many of n entries a density keeps: round(d * n), the convention of every pruning tool.
+// An N:M pattern as users write it ("2:4"): the N:M sparsity the formats and analyses know, M = 4
+// or 8 and 0 < N < M. Throws Error quoting the text otherwise (also for numbers past an int).
+struct NM {
+  int n = 0, m = 0;
+};
+inline NM parse_nm(std::string_view text) {
+  NM r;
+  const char* end = text.data() + text.size();
+  const auto colon = text.find(':');
+  const bool ok = colon != std::string_view::npos && [&] {
+    const auto a = std::from_chars(text.data(), text.data() + colon, r.n);
+    const auto b = std::from_chars(text.data() + colon + 1, end, r.m);
+    return a.ec == std::errc() && a.ptr == text.data() + colon && b.ec == std::errc() && b.ptr == end;
+  }();
+  require(ok && (r.m == 4 || r.m == 8) && r.n > 0 && r.n < r.m,
+          "'" + std::string(text) + "' is not N:M with M = 4 or 8 and 0 < N < M (e.g. 2:4, 4:8)");
+  return r;
+}
+
+inline void require_density(double density) {
+  require(density >= 0.0 && density <= 1.0,
+          "prune: density must lie in [0, 1], got " + std::to_string(density));
+}
+
 inline std::int64_t kept_count(double density, std::int64_t n) {
-  require(density >= 0.0 && density <= 1.0, "prune: density must lie in [0, 1]");
+  require_density(density);
   return std::llround(density * static_cast<double>(n));
 }
 

@@ -113,9 +113,11 @@ double output_abs_floor() {
 // adds u_out * |y| plus half its smallest subnormal step; a small absolute term covers products
 // that underflow fp32.
 struct SpmvBound {
+  // Infinite where k u >= 1 (chains of 2^24 terms and more): the bound says nothing there.
   double gamma(std::int64_t k) const {
     const double u = std::ldexp(1.0, -24);
-    return double(k) * u / (1.0 - double(k) * u);
+    const double ku = double(k) * u;
+    return ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
   }
   // abs_sum = |alpha| * sum |a_i x_i| + |beta * y_old|.
   template <class TY>

@@ -120,8 +120,8 @@ std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo&
     for (std::int64_t r = 0; r < rows; ++r) apply_row(r, keep.data() + r * cols);
     return out;
   }
-  int n = 0, m = 0;
-  if (!a.nm.empty()) std::sscanf(a.nm.c_str(), "%d:%d", &n, &m);
+  const prune::NM nm = a.nm.empty() ? prune::NM{} : prune::parse_nm(a.nm);
+  const int n = nm.n, m = nm.m;
   mag.resize(static_cast<std::size_t>(cols));
   keep.resize(mag.size());
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -137,10 +137,11 @@ void run_prune(const PruneArgs& a) {
   const bool by_density = a.density >= 0;
   if (by_density == !a.nm.empty()) throw Error("prune: give --density D or --nm N:M (one of them)");
   if (!a.nm.empty()) {
-    int n = 0, m = 0;
-    char tail = 0;
-    if (std::sscanf(a.nm.c_str(), "%d:%d%c", &n, &m, &tail) != 2 || !(m == 4 || m == 8) || n < 1 || n >= m)
-      throw Error("prune: --nm '" + a.nm + "' is not N:M with M = 4 or 8 and 0 < N < M (e.g. 2:4, 4:8)");
+    try {
+      prune::parse_nm(a.nm);
+    } catch (const Error& e) {
+      throw Error(std::string("prune: --nm ") + e.what());
+    }
   }
   if (!a.out.ends_with(".safetensors")) throw Error(a.out + ": prune writes safetensors: name the output *.safetensors");
   std::regex include, exclude;
