@@ -3,6 +3,7 @@
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "reference/common/error.hpp"
 #include "reference/macko/macko_layout.hpp"
@@ -137,10 +138,16 @@ PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bi
   const std::int64_t L = run_length(delta_bits), C = cols;
   const Real z = std::pow(Real(1) - Real(d), Real(L)), dd = d;
   Real mean = 0, second = 0;
+  // Each loop stops where its power of z falls below the smallest normal number: the terms left are
+  // below 10^-4900 of the first ones. Run on, the power sticks at the smallest subnormal (times z it
+  // rounds back to itself), and a row of 2^31 columns takes 2^31 slow subnormal steps. The terms with
+  // a factor d are all zero at d = 0.
+  constexpr Real kTiny = std::numeric_limits<Real>::min();
   // Single indicators and A·A at the same column (A(j,k)·A(j,k') = A(j, max k)).
   Real zm = 1;
-  for (std::int64_t m = 1; m * L <= C - 1; ++m) {
+  for (std::int64_t m = 1; dd > 0 && m * L <= C - 1; ++m) {
     zm *= z;
+    if (zm < kTiny) break;
     const Real cnt = Real(C - m * L);  // columns j with j ≥ m·L
     mean += dd * zm * cnt;
     second += dd * Real(2 * m - 1) * zm * cnt;
@@ -148,22 +155,30 @@ PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bi
   // A(j,k)·A(j',k') with j < j' − k'·L: depends on s = k + k' only; the number of column pairs
   // is N(N+1)/2 with N = C − 1 − s·L, and there are s − 1 splits of s.
   Real zs = z;
-  for (std::int64_t s = 2; C - 1 - s * L >= 1; ++s) {
+  for (std::int64_t s = 2; dd > 0 && C - 1 - s * L >= 1; ++s) {
     zs *= z;
+    if (zs < kTiny) break;
     const Real n = Real(C - 1 - s * L);
     second += 2 * dd * dd * Real(s - 1) * zs * n * (n + 1) / 2;
   }
-  if (trailing) {
+  if (trailing && dd == 0) {
+    // d = 0: every T(m) holds, m = 1..M: the sums of 1 and of 2m - 1.
+    const Real M = Real(C / L);
+    mean += M;
+    second += M * M;
+  } else if (trailing) {
     Real zt = 1;
     for (std::int64_t m = 1; m * L <= C; ++m) {
       zt *= z;
+      if (zt < kTiny) break;
       mean += zt;
       second += Real(2 * m - 1) * zt;  // T·T
     }
     // A(j,k)·T(k'): column j must lie before the trailing block: C − s·L columns j.
     Real zc = z;
-    for (std::int64_t s = 2; C - s * L >= 1; ++s) {
+    for (std::int64_t s = 2; dd > 0 && C - s * L >= 1; ++s) {
       zc *= z;
+      if (zc < kTiny) break;
       second += 2 * dd * Real(s - 1) * zc * Real(C - s * L);
     }
   }
@@ -179,16 +194,18 @@ PaddingMoments exact_padding_exact_k(std::int64_t cols, std::int64_t k, int delt
   const std::int64_t L = run_length(delta_bits), C = cols;
   const std::int64_t runs = trailing ? k + 1 : k;  // runs that cost padding
   if (runs == 0) return {0.0, 0.0};
-  // ratio[m] = C(C − m, k)/C(C, k) for m = 0..C (0 once C − m < k).
-  std::vector<Real> ratio(static_cast<std::size_t>(C) + 1, 0);
-  ratio[0] = 1;
-  for (std::int64_t m = 1; m <= C - k; ++m) ratio[m] = ratio[m - 1] * Real(C - k - (m - 1)) / Real(C - (m - 1));
+  // ratio(j) = C(C − j, k)/C(C, k), 0 once C − j < k, taken at j = m·L in one pass (no table of C
+  // entries: 32 GiB at C = 2^31), which ends where the ratio reaches 0.
   Real e1 = 0, e2 = 0, cross = 0;  // E f(run0), E f(run0)², E f(run0) f(run1)
+  Real ratio = 1;
+  std::int64_t j = 0;
   for (std::int64_t m = 1; m * L <= C; ++m) {
-    e1 += ratio[m * L];
-    e2 += Real(2 * m - 1) * ratio[m * L];
+    for (; j < m * L; ++j) ratio = j < C - k ? ratio * Real(C - k - j) / Real(C - j) : Real(0);
+    if (ratio < std::numeric_limits<Real>::min()) break;  // as above: the rest are negligible
+    e1 += ratio;
+    e2 += Real(2 * m - 1) * ratio;
+    if (m >= 2) cross += Real(m - 1) * ratio;  // s = m
   }
-  for (std::int64_t s = 2; s * L <= C; ++s) cross += Real(s - 1) * ratio[s * L];
   const Real r = Real(runs);
   const Real mean = r * e1;
   const Real second = r * e2 + r * (r - 1) * cross;

@@ -97,6 +97,7 @@ Interval interval(double sum, double sum_sq, std::int64_t n, double confidence) 
 
 void StudyConfig::validate() const {
   require(!densities.empty(), "no densities to study");
+  require_param(pattern);
   for (const double d : densities) require(d >= 0.0 && d <= 1.0, "densities must lie in [0, 1]");
   require(rows >= 1 && rows <= kMaxCols, "rows = " + std::to_string(rows) + ": a study needs 1 to 2^31 - 1 rows");
   require(cols >= 1 && cols <= kMaxCols, "cols = " + std::to_string(cols) + ": a study needs 1 to 2^31 - 1 columns");

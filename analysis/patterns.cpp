@@ -1,5 +1,7 @@
 #include "analysis/patterns.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
@@ -120,6 +122,10 @@ std::shared_ptr<const ColumnScales> column_scales(std::uint64_t seed, std::int64
                                                   double d) {
   static std::mutex mu;
   static std::map<std::tuple<std::uint64_t, std::int64_t, double, bool, double>, std::shared_ptr<const ColumnScales>> cache;
+  // The matrix-wide threshold is found on a table of log-scales over [-12, 12].
+  require(sigma > 0.0 && sigma <= 2.0,
+          fmt::format("magnitude families: the log-sd of the scales (param) must lie in (0, 2], got {:g}",
+                      sigma));
   const auto key = std::make_tuple(seed, cols, sigma, matrix, matrix ? d : 0.0);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
@@ -335,9 +341,16 @@ std::vector<Pattern> all_patterns() {
   return v;
 }
 
+void require_param(const PatternSpec& spec) {
+  require(std::isfinite(spec.param) && spec.param >= 0.0,
+          fmt::format("the pattern's parameter must be finite and >= 0 (0: the family's default), got {:g}",
+                      spec.param));
+}
+
 std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
                                       std::int64_t row) {
   require(spec.density >= 0.0 && spec.density <= 1.0, "density must lie in [0, 1]");
+  require_param(spec);
   auto rng = row_rng(seed, row);
   std::vector<std::int32_t> out;
   switch (spec.kind) {

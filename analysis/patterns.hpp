@@ -63,6 +63,9 @@ Pattern parse_pattern(std::string_view name);  // throws Error listing the valid
 std::vector<Pattern> all_patterns();
 
 // One row's sorted column indices (deterministic in (spec, cols, seed, row)).
+// Throws Error unless spec.param is finite and >= 0 (each family checks its own range beyond that).
+void require_param(const PatternSpec& spec);
+
 std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
                                       std::int64_t row);
 

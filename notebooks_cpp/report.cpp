@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "reference/common/error.hpp"
+#include "reference/io/output_file.hpp"
 
 namespace warpsparse::notebooks {
 
@@ -376,10 +376,10 @@ std::string Report::write(const std::string& dir_str) {
   }
   html << "</body></html>\n";
   const fs::path html_path = dir / (slug_ + ".html");
-  std::ofstream(html_path) << html.str();
-  std::ofstream(dir / (slug_ + ".md")) << md.str();
+  io::write_file(html_path.string(), html.str());
+  io::write_file((dir / (slug_ + ".md")).string(), md.str());
   nlohmann::json j = {{"slug", slug_}, {"title", title_}, {"question", question_}, {"answer", answer_}, {"figures", fig_no}};
-  std::ofstream(dir / (slug_ + ".json")) << j.dump(2) << "\n";
+  io::write_file((dir / (slug_ + ".json")).string(), j.dump(2) + "\n");
   return html_path.string();
 }
 

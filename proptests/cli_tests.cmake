@@ -121,6 +121,24 @@ expect(compare-slower 1 "1 case\\(s\\) slower than the reference beyond the nois
 file(WRITE "${WORK}/other/H/macko_20260103T000000Z.csv" "${rhead}H,macko,b,1000,1000,1,0.5,exact_nnz,fp16,4,44\n")
 expect(compare-no-gpu 1 "H: no accepted results for this GPU" compare --results "${WORK}/results" "${WORK}/other/H/macko_20260103T000000Z.csv")
 expect(plan-unknown-gpu 1 "unknown GPU 'a100' \\(known: h100, h200\\)" plan --gpu a100 "${WORK}/good.mtx")
+# Nothing compared is no pass: a run named without PROGRAM_TIME, the run against itself.
+file(WRITE "${WORK}/new/G/new_run.csv" "${rhead}G,macko,b,1000,1000,1,0.5,exact_nnz,fp16,4,40.5\n")
+expect(compare-nothing-matched 1 "new_run.csv: no case matched a reference row \\(program 'new_run', 0 reference" compare --results "${WORK}/results" "${WORK}/new/G/new_run.csv")
+expect(compare-itself 1 "is the run itself" compare --against "${WORK}/slow/G/macko_20260103T000000Z.csv" "${WORK}/slow/G/macko_20260103T000000Z.csv")
+# headline: a mistyped results folder is an error, never "no results" written over the block.
+file(WRITE "${WORK}/R.md" "x\n<!-- headline results: `warpsparse headline --update README.md` writes this block -->\nold\n<!-- end of headline results -->\n")
+expect(headline-no-results 1 "nope/G: no accepted results there" headline --results "${WORK}/nope" --gpu-dir G --update "${WORK}/R.md")
+file(READ "${WORK}/R.md" rmd)
+if(NOT rmd MATCHES "\nold\n")
+  message(SEND_ERROR "[headline-no-results] the block was rewritten")
+  math(EXPR failures "${failures} + 1")
+endif()
+expect(headline-not-a-file 1 "not a regular file" headline --results "${WORK}/results" --gpu-dir G --check "${WORK}")
+# encode onto its own input would replace the source.
+file(COPY_FILE "${WORK}/good.mtx" "${WORK}/self.mtx")
+expect(encode-onto-input 1 "self.mtx: is the input's file" encode "${WORK}/self.mtx" "${WORK}/self.mtx")
+# A row of 2^31 - 1 columns: the exact padding model ends where its terms underflow (was minutes).
+expect(effd-long-row 0 "padding per row: exact" effd -d 0.01 --rows 1 --cols 2147483647 --delta-bits 1)
 
 # Bad inputs: exit 1, one line naming the file and the problem.
 expect(bad-line 1 "badline.mtx:4: column index 'zz' is not an integer" encode --format macko "${WORK}/badline.mtx" "${WORK}/x.macko")
@@ -248,6 +266,8 @@ if(NOT inplace_sum STREQUAL separate_sum OR EXISTS "${WORK}/inplace.safetensors.
 endif()
 expect(prune-neither 1 "prune: give --density D or --nm N:M" prune "${WORK}/w.npy" "${WORK}/x.safetensors")
 expect(prune-bad-nm 1 "--nm '3:5' is not N:M with M = 4 or 8" prune --nm 3:5 "${WORK}/w.npy" "${WORK}/x.safetensors")
+expect(prune-nm-wraps 1 "--nm .2:4294967300. is not N:M" prune --nm 2:4294967300 "${WORK}/w.npy" "${WORK}/x.safetensors")
+expect(prune-nm-per 1 "--per excludes --nm" prune --nm 2:4 --per tensor "${WORK}/w.npy" "${WORK}/x.safetensors")
 expect(analyze 0 "w +3x8 +<f2 +0.417.*total over 1 analysed tensors" analyze "${WORK}/w.npy")
 expect(analyze-json 0 "\"nm\": \"2:4\"" analyze --json "${WORK}/pruned.safetensors")
 expect(tensor-missing 1 "pruned.safetensors: no tensor 'nope' \\(2-D tensors: w \\[3, 8\\]\\)" verify "${WORK}/pruned.safetensors:nope")

@@ -48,4 +48,10 @@ void OutputFile::commit() {
   committed_ = true;
 }
 
+void write_file(const std::string& path, std::string_view text) {
+  OutputFile f(path);
+  f.stream() << text;
+  f.commit();
+}
+
 }  // namespace warpsparse::io

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace warpsparse::io {
 
@@ -31,5 +32,8 @@ class OutputFile {
   bool replace_ = false, committed_ = false;
   std::ofstream f_;
 };
+
+// `text` as the whole of the file at `path`, through an OutputFile; throws Error naming the path.
+void write_file(const std::string& path, std::string_view text);
 
 }  // namespace warpsparse::io

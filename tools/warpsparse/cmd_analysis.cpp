@@ -18,6 +18,7 @@
 #include "notebooks_cpp/notebooks.hpp"
 #include "reference/common/error.hpp"
 #include "reference/common/parse_number.hpp"
+#include "reference/io/output_file.hpp"
 #include "reference/sparse/sparse_rows.hpp"
 #include "tools/warpsparse/commands.hpp"
 
@@ -255,9 +256,14 @@ void register_analysis_commands(CLI::App& app) {
                                               "--check or --update README.md's copy between its results markers");
   head->add_option("--results", ha->results, "accepted results, one folder per GPU")->capture_default_str();
   head->add_option("--gpu-dir", ha->gpu, "the GPU folder")->capture_default_str();
-  head->add_option("--check", ha->check, "fail unless this file's results block is the current text");
-  head->add_option("--update", ha->update, "rewrite this file's results block");
+  auto* check =
+      head->add_option("--check", ha->check, "fail unless this file's results block is the current text");
+  head->add_option("--update", ha->update, "rewrite this file's results block")->excludes(check);
   head->callback([ha] {
+    // A mistyped folder would otherwise write "no results" over the block.
+    const std::filesystem::path dir = std::filesystem::path(ha->results) / ha->gpu;
+    require(std::filesystem::is_directory(dir),
+            dir.string() + ": no accepted results there (--results, --gpu-dir)");
     const std::string md = notebooks::headline_markdown(ha->results, ha->gpu);
     const std::string file = !ha->check.empty() ? ha->check : ha->update;
     if (file.empty()) {
@@ -266,6 +272,11 @@ void register_analysis_commands(CLI::App& app) {
     }
     const std::string begin = "<!-- headline results: `warpsparse headline --update README.md` writes this block -->\n";
     const std::string end = "<!-- end of headline results -->";
+    std::error_code ec;
+    require(std::filesystem::is_regular_file(file, ec),
+            file + ": not a regular file (or missing): the block lives in a file");
+    require(std::filesystem::file_size(file, ec) <= (std::uintmax_t{64} << 20),
+            file + ": over 64 MiB, not a README");
     std::ifstream in(file);
     require(static_cast<bool>(in), file + ": cannot open for reading");
     std::stringstream ss;
@@ -282,7 +293,9 @@ void register_analysis_commands(CLI::App& app) {
       return;
     }
     text.replace(b + begin.size(), e - b - begin.size(), md);
-    std::ofstream(file) << text;
+    io::OutputFile out(file);
+    out.stream() << text;
+    out.commit();
     fmt::print("{}: headline results updated\n", file);
   });
 
@@ -305,7 +318,12 @@ void register_analysis_commands(CLI::App& app) {
     const br::Table run = br::read_table(ca->run);
     std::vector<br::Table> ref;
     if (!ca->against.empty()) {
-      for (const auto& f : ca->against) ref.push_back(br::read_table(f));
+      for (const auto& f : ca->against) {
+        std::error_code ec;
+        require(!std::filesystem::equivalent(f, ca->run, ec),
+                f + ": is the run itself; --against takes other runs");
+        ref.push_back(br::read_table(f));
+      }
     } else {
       const std::filesystem::path dir = std::filesystem::path(ca->results) / run.gpu_dir;
       require(std::filesystem::is_directory(dir), dir.string() + ": no accepted results for this GPU (--results, --against)");
@@ -331,6 +349,12 @@ void register_analysis_commands(CLI::App& app) {
                  ratios[ratios.size() / 2], ratios.front(), ratios.back(), ratios.size());
     }
     if (!c.unmatched.empty()) fmt::print("{} case(s) have no reference row (first: {})\n", c.unmatched.size(), c.unmatched.front());
+    // Nothing matched is no comparison: a run named without its program and time (new_run.csv), a
+    // reference of other cases or another program.
+    require(!c.cases.empty(), ca->run + ": no case matched a reference row (program '" + run.program() +
+                                  "', " + std::to_string(ref.size()) +
+                                  " reference file(s)); name the run PROGRAM_TIME.csv as the "
+                                  "benchmarks do, or give --against");
     if (c.slower() > 0)
       throw Error(ca->run + ": " + std::to_string(c.slower()) + " case(s) slower than the reference beyond the noise");
   });

@@ -11,6 +11,7 @@
 #include "analysis/checkpoint.hpp"
 #include "notebooks_cpp/notebooks.hpp"
 #include "reference/io/format_safetensors.hpp"
+#include "reference/io/output_file.hpp"
 #include "reference/io/tensor_file.hpp"
 #include "reference/sparse/prune.hpp"
 #include "tools/warpsparse/commands.hpp"
@@ -254,11 +255,11 @@ void register_checkpoint_commands(CLI::App& app) {
       else print_analysis_table(r);
       if (!a->out.empty()) {
         const std::filesystem::path dir(a->out);
-        std::ofstream csv(dir / "analysis.csv");
-        analysis::write_analysis_csv(csv, r);
-        std::ofstream(dir / "analysis.json") << analysis::analysis_json(r).dump(2) << "\n";
+        io::OutputFile csv((dir / "analysis.csv").string());
+        analysis::write_analysis_csv(csv.stream(), r);
+        csv.commit();
+        io::write_file((dir / "analysis.json").string(), analysis::analysis_json(r).dump(2) + "\n");
         const std::string html = notebooks::checkpoint_report(r, a->out);
-        require(static_cast<bool>(csv), a->out + ": write failed");
         fmt::print(stderr, "wrote {}, analysis.csv and analysis.json\n", html);
       }
     });
@@ -273,10 +274,12 @@ void register_checkpoint_commands(CLI::App& app) {
     c->add_option("IN", a->in, "a .safetensors file, a sharded checkpoint's index .json, .npy or .npz")->required();
     c->add_option("OUT", a->out, "the pruned checkpoint, one .safetensors file")->required();
     c->add_option("--density", a->density, "fraction of each row's (or tensor's) elements to keep")->check(fraction());
-    c->add_option("--per", a->per, "row or tensor: where the --density threshold is taken")
-        ->check(CLI::IsMember({"row", "tensor"}))
-        ->capture_default_str();
-    c->add_option("--nm", a->nm, "N:M instead of --density: keep the N largest of every M consecutive columns (2:4, 4:8)");
+    auto* per = c->add_option("--per", a->per, "row or tensor: where the --density threshold is taken")
+                    ->check(CLI::IsMember({"row", "tensor"}))
+                    ->capture_default_str();
+    c->add_option("--nm", a->nm,
+                  "N:M instead of --density: keep the N largest of every M consecutive columns (2:4, 4:8)")
+        ->excludes(per);
     c->add_option("--include", a->include, "prune tensors whose name matches this regular expression")->capture_default_str();
     c->add_option("--exclude", a->exclude, "but not those matching this one ('' excludes none)")->capture_default_str();
     c->add_flag("--transpose", a->transpose, "tensors are [in, out]: rows (and N:M groups) run along the first dimension");

@@ -6,15 +6,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
 
 #include "analysis/format_choice.hpp"
 #include "analysis/patterns.hpp"
-#include <random>
-
 #include "reference/bitmap/bitmap_schedule.hpp"
 #include "reference/bitmap/bitmap_spmm_model.hpp"
 #include "reference/ec/ec_choice.hpp"
@@ -859,6 +859,11 @@ void register_format_commands(CLI::App& app) {
       if (args->format == "ec" && to_safetensors)
         throw Error(args->out + ": an EC-CSR matrix is written as an EC file (.ec), not as safetensors");
       if (args->format != "ec" && args->o.threads != 0) throw Error("--threads applies to --format ec (the extraction)");
+      // The output replaces its file whole: written over the input, the source (and a checkpoint's
+      // other tensors) would be gone.
+      std::error_code same;
+      if (std::filesystem::equivalent(io::split_tensor_spec(args->in).file, args->out, same))
+        throw Error(args->out + ": is the input's file; encode writes a new file, so name another output");
       const std::optional<ec::EcParams> ecp =
           args->format == "ec" ? std::optional<ec::EcParams>(ec_params_of(args->o)) : std::nullopt;
       read_input(
