@@ -447,6 +447,13 @@ Rows TensorFile::rows(const std::string& name, bool transpose, const std::string
 
 namespace {
 
+// x holding a number of vectors the model does not multiply at once (the oracle takes any count
+// from 1 on, given the chain).
+std::invalid_argument batch_error(const HostArray& x, std::int64_t b) {
+  return std::invalid_argument("x of shape " + shape_string(x.shape) + " holds " + std::to_string(b) +
+                               " vectors; the model multiplies 1, 2, 4 or 8 at once");
+}
+
 // x of shape (cols,) or (cols, batch) in the x type the model takes for this matrix.
 template <class T>
 std::span<const MackoXOf<T>> x_of(const warpsparse::Macko<T>& a, const HostArray& x, int& batch) {
@@ -459,15 +466,17 @@ std::span<const MackoXOf<T>> x_of(const warpsparse::Macko<T>& a, const HostArray
     throw std::invalid_argument("x of a " + std::string(to_string(a.kValueType)) + " matrix must be " +
                                 std::string(to_string(want)) + ", got " + elem_name(x.elem));
   const std::int64_t b = x.shape.size() == 2 ? x.shape[1] : 1;
-  if (!macko::valid_batch(static_cast<int>(std::clamp<std::int64_t>(b, 0, 16))))
-    throw std::invalid_argument("x of shape " + shape_string(x.shape) + " holds " + std::to_string(b) +
-                                " vectors; the model multiplies 1, 2, 4 or 8 at once");
+  if (b < 1 || b > std::numeric_limits<int>::max()) throw batch_error(x, b);
   batch = static_cast<int>(b);
   return host_span<TX>(x);
 }
 
 macko::Schedule schedule_of(const std::string& name, int batch) {
   macko::Schedule s;
+  // Without a valid batch there is no schedule (the model, the default chain).
+  if (name.empty() && !macko::valid_batch(batch))
+    throw std::invalid_argument("a schedule multiplies 1, 2, 4 or 8 vectors at once, not " +
+                                std::to_string(batch));
   if (!name.empty()) s = macko::parse_schedule(name);
   else s.batch = batch;
   if (s.batch != batch)
@@ -554,11 +563,19 @@ OracleBound macko_oracle_bound(const Macko& m, const HostArray& x, const std::st
   return std::visit([&](const auto& a) {
     using T = typename std::decay_t<decltype(a)>::value_type;
     using TX = MackoXOf<T>;
-    const auto [xs, batch, s] = model_input(a, x, schedule);
-    require_output_elem<TX>(y_elem, "out_dtype");
     if (chain < 0)
       throw std::invalid_argument("chain must be 0 (each row's own) or positive, got " +
                                   std::to_string(chain));
+    require_output_elem<TX>(y_elem, "out_dtype");
+    // Any number of vectors with a chain given; the rows' own chains need the schedule's batch.
+    int batch = 1;
+    const auto xs = x_of(a, x, batch);
+    const macko::Schedule s =
+        chain > 0 && schedule.empty() ? macko::Schedule{} : schedule_of(schedule, batch);
+    MemoryBudget::default_budget().require(
+        sat_mul(sat_mul(static_cast<std::uint64_t>(a.rows), static_cast<std::uint64_t>(batch)),
+                2 * sizeof(double)),
+        "the oracle of " + std::to_string(batch) + " vectors");
     const SparseRows<T> rows = decode_macko(a);
     std::vector<double> exact(static_cast<std::size_t>(a.rows * batch)), bound(exact.size());
     const std::vector<float> no_y;

@@ -337,6 +337,9 @@ def test_out_of_range_arguments_are_refused_not_wrapped(rng, tmp_path):
         ws.macko_oracle_bound(m, x, out_dtype="float64")
     with pytest.raises(ValueError, match="chain must be"):
         ws.macko_oracle_bound(m, x, chain=-5)
+    # with a chain given, the oracle takes any number of vectors (a layer's tokens)
+    exact, _ = ws.macko_oracle_bound(m, np.ones((16, 6), np.float16), chain=16)
+    assert exact.shape == (8, 6)
     _, bound = ws.macko_oracle_bound(m, x, chain=2**24)  # no bound that long: infinite, never negative
     assert np.isinf(bound).all()
     s = ws.encode_sparse24(ws.prune(a, nm="2:4"))
