@@ -1,12 +1,12 @@
 // analyze and prune: a user's own checkpoint (safetensors, a sharded index, .npy, .npz), tensor by
 // tensor, from mapped files.
 #include <fmt/core.h>
+#include <regex.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "analysis/checkpoint.hpp"
 #include "notebooks_cpp/notebooks.hpp"
@@ -77,6 +77,60 @@ void print_analysis_table(const analysis::CheckpointAnalysis& a) {
 
 // ---- prune ----
 
+// A tensor-name pattern: a POSIX extended regular expression (grep -E), matched anywhere in the
+// name. Not std::regex: its backtracking takes exponential time on patterns such as '(.*)*x',
+// while glibc matches a pattern without back-references in time linear in the name. So
+// back-references are refused, and so is \d, which POSIX reads as a plain 'd'.
+class NamePattern {
+ public:
+  NamePattern(const std::string& pattern, const std::string& option) {
+    bool bracket = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      const char ch = pattern[i];
+      if (bracket) {
+        if (ch == '[' && i + 1 < pattern.size() &&
+            (pattern[i + 1] == ':' || pattern[i + 1] == '.' || pattern[i + 1] == '=')) {
+          const std::size_t end = pattern.find(std::string{pattern[i + 1], ']'}, i + 2);
+          i = end == std::string::npos ? pattern.size() : end + 1;
+        } else if (ch == ']') {
+          bracket = false;
+        }
+      } else if (ch == '[') {
+        bracket = true;
+        if (i + 1 < pattern.size() && pattern[i + 1] == '^') ++i;
+        if (i + 1 < pattern.size() && pattern[i + 1] == ']') ++i;  // a leading ']' is a member
+      } else if (ch == '\\' && i + 1 < pattern.size()) {
+        const char next = pattern[++i];
+        if (next >= '1' && next <= '9')
+          throw Error(
+              fmt::format("prune: {} '{}': back-references (\\{}) are not supported", option, pattern, next));
+        if (next == 'd' || next == 'D')
+          throw Error(fmt::format("prune: {} '{}': write [0-9] for \\d (POSIX extended regular expressions)",
+                                  option, pattern));
+      }
+    }
+    const int rc = regcomp(&re_, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+      char why[256];
+      regerror(rc, &re_, why, sizeof why);
+      throw Error(
+          fmt::format("prune: {} '{}' is not a POSIX extended regular expression: {}", option, pattern, why));
+    }
+  }
+  NamePattern(const NamePattern&) = delete;
+  NamePattern& operator=(const NamePattern&) = delete;
+  ~NamePattern() { regfree(&re_); }
+
+  // The whole name, a NUL inside it included (REG_STARTEND bounds the match by length).
+  bool found_in(const std::string& name) const {
+    regmatch_t range{0, static_cast<regoff_t>(name.size())};
+    return regexec(&re_, name.c_str(), 0, &range, REG_STARTEND) == 0;
+  }
+
+ private:
+  regex_t re_{};
+};
+
 struct PruneArgs {
   std::string in, out, per = "row", nm, include = ".*", exclude = "embed|lm_head";
   double density = -1;
@@ -145,13 +199,7 @@ void run_prune(const PruneArgs& a) {
     }
   }
   if (!a.out.ends_with(".safetensors")) throw Error(a.out + ": prune writes safetensors: name the output *.safetensors");
-  std::regex include, exclude;
-  try {
-    include = std::regex(a.include);
-    exclude = std::regex(a.exclude);
-  } catch (const std::regex_error& e) {
-    throw Error(std::string("prune: --include/--exclude is not a regular expression: ") + e.what());
-  }
+  const NamePattern include(a.include, "--include"), exclude(a.exclude, "--exclude");
   auto f = io::open_tensor_file(a.in, memory_budget());
   const std::string stem = std::filesystem::path(a.in).stem().string();
   std::vector<io::TensorOut> outs;
@@ -161,8 +209,10 @@ void run_prune(const PruneArgs& a) {
     const std::string name = t.name.empty() ? stem : t.name;
     const std::string& dtype = t.safetensors_dtype;
     if (dtype.empty()) throw Error(t.label() + ": dtype " + t.dtype_name + " has no safetensors equivalent");
-    const bool prune_it = t.shape.size() == 2 && (t.dtype == io::DType::f16 || t.dtype == io::DType::bf16 || t.dtype == io::DType::f32) &&
-                          std::regex_search(name, include) && !(a.exclude.size() && std::regex_search(name, exclude));
+    const bool prune_it =
+        t.shape.size() == 2 &&
+        (t.dtype == io::DType::f16 || t.dtype == io::DType::bf16 || t.dtype == io::DType::f32) &&
+        include.found_in(name) && !(a.exclude.size() && exclude.found_in(name));
     if (prune_it) {
       pruned.push_back(&t);
       largest = std::max(largest, t.bytes + t.elements() * 5);  // output copy, magnitudes, mask
@@ -280,7 +330,9 @@ void register_checkpoint_commands(CLI::App& app) {
     c->add_option("--nm", a->nm,
                   "N:M instead of --density: keep the N largest of every M consecutive columns (2:4, 4:8)")
         ->excludes(per);
-    c->add_option("--include", a->include, "prune tensors whose name matches this regular expression")->capture_default_str();
+    c->add_option("--include", a->include,
+                  "prune tensors whose name matches this POSIX extended regular expression (grep -E)")
+        ->capture_default_str();
     c->add_option("--exclude", a->exclude, "but not those matching this one ('' excludes none)")->capture_default_str();
     c->add_flag("--transpose", a->transpose, "tensors are [in, out]: rows (and N:M groups) run along the first dimension");
     c->callback([a] { run_prune(*a); });
