@@ -223,6 +223,11 @@ expect(rows-sci 0 "ok" demo --rows 1e2 --cols 256 --density 0.25)
 expect(rows-fraction 1 "--rows: '1.5' is not a whole number" demo --rows 1.5)
 expect(effd-nan 1 "--density: 'nan' is not a number in \\[0, 1\\]" effd -d nan)
 expect(effd-wide 1 "--cols: '1e12' is out of range \\[0, 2147483647\\]" effd -d 0.5 --rows 4 --cols 1e12)
+# One output at a time: an option the chosen one would not read is refused, not ignored.
+expect(effd-table-json 1 "--json excludes --table" effd --table --json)
+expect(effd-density-crossovers 1 "excludes" effd -d 0.5 --crossovers)
+# The crossovers of a real layer's shape, with the exact padding at every density: seconds.
+expect(effd-crossovers-shape 0 "MACKO = dense +expected" effd --crossovers --rows 4096 --cols 11008)
 expect(study-rows 1 "--rows: '9223372036854775807' is out of range" study padding --rows 9223372036854775807)
 expect(report-bandwidth 1 "--bandwidth -1 is not a positive number" report --bandwidth -1 --out "${WORK}/reports")
 file(WRITE "${WORK}/a-file" "x")

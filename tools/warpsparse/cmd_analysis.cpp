@@ -154,15 +154,21 @@ void register_analysis_commands(CLI::App& app) {
   // ---- effd ----
   auto eo = std::make_shared<EffdOptions>();
   auto* effd = app.add_subcommand("effd", "effective density of MACKO and the reference formats");
-  effd->add_option("--density,-d", eo->density, "matrix density d = nnz/(R·C)")->check(fraction());
+  auto* density =
+      effd->add_option("--density,-d", eo->density, "matrix density d = nnz/(R·C)")->check(fraction());
   effd->add_option("--value-bits", eo->value_bits, "bits per value: 8, 16 or 32")->check(CLI::IsMember({8, 16, 32}));
   effd->add_option("--delta-bits", eo->delta_bits, "bits per delta: 1, 2, 4 or 8")->check(CLI::IsMember({1, 2, 4, 8}));
   effd->add_option("--rows", eo->rows, "rows (with --cols: keep row pointers, alignment, exact padding)")
       ->transform(whole(0, kMaxCols));
   effd->add_option("--cols", eo->cols, "columns")->transform(whole(0, kMaxCols));
-  effd->add_flag("--json", eo->json, "machine-readable output");
-  effd->add_flag("--table", eo->table, "print the storage table (densities 1.0 … 0.1)");
-  effd->add_flag("--crossovers", eo->crossovers, "print the crossover densities and the seeds' claims");
+  auto* effd_json =
+      effd->add_flag("--json", eo->json, "machine-readable output (with --density or --crossovers)");
+  auto* table = effd->add_flag("--table", eo->table, "print the storage table (densities 1.0 … 0.1)");
+  auto* cross =
+      effd->add_flag("--crossovers", eo->crossovers, "print the crossover densities and the seeds' claims");
+  // Three outputs, one at a time: an option the chosen one would not read is refused.
+  table->excludes(density)->excludes(cross)->excludes(effd_json);
+  cross->excludes(density);
   effd->callback([eo] {
     if (eo->table) return print_table(*eo);
     if (eo->crossovers) return print_crossovers(*eo);
