@@ -56,6 +56,9 @@ expect(inspect-json 0 "\"effd\".*\"padding\": 4" inspect --json --arrays "${WORK
 expect(encode-aligned 0 "nnz 4, emitted 24" encode --format macko --align-rows "${WORK}/good.mtx" "${WORK}/aligned.macko")
 expect(inspect-aligned 0 "row pointers +0 8 16 24\n" inspect --arrays "${WORK}/aligned.macko")
 expect(verify-macko 0 "32 lanes per row.*0 row failure.*ok" verify "${WORK}/good.macko")
+# A stored matrix keeps its encoding: options that would shape one are refused, not ignored.
+expect(verify-macko-value-type 1 "good.macko: is a stored MACKO matrix, encoded already; --value-type applies to a matrix to encode" verify --value-type fp32 "${WORK}/good.macko")
+expect(plan-macko-delta-bits 1 "good.macko: is a stored MACKO matrix, encoded already; --delta-bits applies" plan --delta-bits 8 "${WORK}/good.macko")
 expect(verify-mtx 0 "delta bits 8.*ok" verify --value-type fp32 --delta-bits 8 "${WORK}/good.mtx")
 expect(verify-corpus 0 "ok" verify --value-type fp32 --delta-bits 1 "${CORPUS}/specials.mtx")
 # --batch: the model multiplies B vectors at once, each checked against its own oracle.
@@ -111,6 +114,7 @@ expect(plan-check 0 "12288x12288 d=0.5 exact_nnz fp16 +7[0-9]\\.[0-9] / +1[0-9][
 file(WRITE "${WORK}/choice-wrong.csv" "${chead}${cmk}${cec},69.4,206049540\n")
 expect(plan-check-missed 1 "the faster format picked in 0 of 1 cases, worst loss 3\\.0 %: the target is >= 90 % and <= 5 %" plan --check-results "${WORK}/choice-wrong.csv")
 expect(plan-check-none 1 "holds no ws_bench_macko results" plan --check-results "${WORK}")
+expect(plan-check-gpu 1 "--gpu excludes --check-results" plan --check-results "${WORK}" --gpu zzz)
 # compare: a results file against a reference, case by case.
 set(rhead "gpu,kernel,schedule,rows,cols,batch,density,pattern,value_type,delta_bits,median_us\n")
 file(WRITE "${WORK}/results/G/macko_20260101T000000Z.csv" "${rhead}G,macko,a,1000,1000,1,0.5,exact_nnz,fp16,4,40\n")
@@ -341,6 +345,9 @@ expect(ec-align 1 "--align-rows applies to MACKO" encode --format ec --align-row
 expect(ec-threads-macko 1 "--threads applies to --format ec" encode --threads 2 "${WORK}/good.mtx" "${WORK}/x.macko")
 expect(ec-safetensors 1 "x.safetensors: an EC-CSR matrix is written as an EC file" encode --format ec "${WORK}/good.mtx" "${WORK}/x.safetensors")
 expect(ec-encode-again 1 "good.ec: is an EC-CSR matrix already" encode --format ec "${WORK}/good.ec" "${WORK}/x.ec")
+expect(ec-verify-delta-bits 1 "good.ec: is a stored EC-CSR matrix, encoded already; --delta-bits applies" verify --delta-bits 4 "${WORK}/good.ec")
+# plan encodes MACKO from an EC file, with MACKO's --delta-bits.
+expect(ec-plan-delta-bits 0 "delta bits +2" plan --formats macko --delta-bits 2 "${WORK}/good.ec")
 expect(ec-plan 0 "shape +3 x 40.*schedule +wpb=.*\nec +8-bit deltas, [0-9]+ bytes per launch.*pick +macko" plan "${WORK}/good.ec")
 expect(ec-verify-batch 1 "good.ec: --batch and --row-lanes apply to MACKO" verify --batch 4 "${WORK}/good.ec")
 expect(ec-verify-macko 1 "good.macko: is a MACKO matrix; --format ec applies to a matrix to encode" verify --format ec "${WORK}/good.macko")

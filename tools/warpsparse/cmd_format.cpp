@@ -160,6 +160,22 @@ constexpr bool kFloatValueType = !std::is_same_v<T, std::int8_t>;
 // with T from --value-type (auto: the tensor's dtype, fp16 for MatrixMarket).
 // An EC file goes to on_ec(AnyEc, label) and a bitmap-tile file to on_bitmap(AnyBitmap, label);
 // without them, they are refused by name.
+// A stored encoding keeps its own value type, deltas and layout, so the options that shape an
+// encoding are refused for it rather than ignored. Only --value-type and --transpose for an EC
+// file: plan encodes MACKO from it with --delta-bits and --align-rows.
+void refuse_encoding_options(const FormatOptions& o, const std::string& label, const std::string& kind,
+                             bool ec = false) {
+  const char* given = o.value_type != "auto" ? "--value-type"
+                      : o.transpose          ? "--transpose"
+                      : ec                   ? nullptr
+                      : o.delta_bits != 0    ? "--delta-bits"
+                      : o.align_rows         ? "--align-rows"
+                                             : nullptr;
+  if (given)
+    throw Error(fmt::format("{}: is a stored {} matrix, encoded already; {} applies to a matrix to encode",
+                            label, kind, given));
+}
+
 template <class OnMacko, class OnRows>
 void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko, OnRows on_rows,
                 const std::function<void(AnyEc, const std::string&)>& on_ec = {},
@@ -168,9 +184,14 @@ void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko
   if (arg != "-" && io::is_tensor_file(spec.file)) {
     auto f = io::open_tensor_file(spec.file, memory_budget());
     const std::string format = io::warpsparse_format(*f);
-    if (format == io::kMackoSafetensorsFormat) return on_macko(io::read_macko_safetensors(*f, memory_budget()), spec.file);
-    if (format == io::kBitmapSafetensorsFormat && on_bitmap)
+    if (format == io::kMackoSafetensorsFormat) {
+      refuse_encoding_options(o, spec.file, "MACKO");
+      return on_macko(io::read_macko_safetensors(*f, memory_budget()), spec.file);
+    }
+    if (format == io::kBitmapSafetensorsFormat && on_bitmap) {
+      refuse_encoding_options(o, spec.file, "bitmap-tile");
       return on_bitmap(io::read_bitmap_safetensors(*f, memory_budget()), spec.file);
+    }
     if (!format.empty())
       throw Error(spec.file + ": holds a warpsparse " + format + " matrix; this command takes a matrix, a tensor or a MACKO matrix");
     const io::TensorInfo& t = f->find(spec.tensor);
@@ -186,10 +207,13 @@ void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko
   if (!spec.tensor.empty()) throw Error(spec.file + ": not a tensor file, so '" + spec.tensor + "' names nothing in it");
   io::Input in = io::open_input(spec.file);
   switch (io::sniff_format(in)) {
-    case io::InputFormat::macko: return on_macko(io::read_macko(*in.stream, in.name, in.size, memory_budget()), in.name);
+    case io::InputFormat::macko:
+      refuse_encoding_options(o, in.name, "MACKO");
+      return on_macko(io::read_macko(*in.stream, in.name, in.size, memory_budget()), in.name);
     case io::InputFormat::ec:
       if (!on_ec) throw Error(in.name + ": is an EC-CSR matrix: this command reads MACKO matrices and matrices to encode "
                                         "(inspect or verify it)");
+      refuse_encoding_options(o, in.name, "EC-CSR", true);
       return on_ec(io::read_ec(*in.stream, in.name, in.size, memory_budget()), in.name);
     case io::InputFormat::matrix_market: {
       if (o.transpose) throw Error("--transpose applies to tensors; " + in.name + " is a MatrixMarket file");
@@ -1065,7 +1089,9 @@ void register_format_commands(CLI::App& app) {
       read_input(
           *path, *o,
           [&](const AnyMacko& m, const std::string& label) {
-            if (to_ec || to_bitmap) throw Error(label + ": is a MACKO matrix; --format " + *format + " applies to a matrix to encode");
+            if (to_ec || to_bitmap)
+              throw Error(label + ": is a MACKO matrix; --format " + *format +
+                          " applies to a matrix to encode");
             std::visit(verify_macko, m);
           },
           [&](const auto& rows, const std::string& label) {
@@ -1089,6 +1115,7 @@ void register_format_commands(CLI::App& app) {
             }
           },
           [&](const AnyEc& m, const std::string& label) {
+            refuse_encoding_options(*o, label, "EC-CSR");  // verify encodes nothing from it
             std::visit([&](const auto& a) { verify_ec(a, nullptr, label); }, m);
           },
           [&](const io::AnyBitmap& m, const std::string& label) {
@@ -1108,22 +1135,30 @@ void register_format_commands(CLI::App& app) {
     auto* file = c->add_option("FILE_OR_MTX", a->path, "MACKO or EC file, or a matrix to encode first (MatrixMarket, or a tensor)");
     std::string keys;
     for (const KnownGpu& g : kKnownGpus) keys += std::string(keys.empty() ? "" : ", ") + std::string(g.key);
-    c->add_option("--gpu", a->gpu, "the GPU to plan for: " + keys)->capture_default_str();
-    c->add_option("--batch", a->batch,
-                  "vectors multiplied at once; from 2 on, plan says which kernel multiplies them (MACKO's, "
-                  "compiled for 1, 2, 4 and 8, a batch in between running as the next of them, or the bitmap-tile "
-                  "tensor-core SpMM) and why; EC multiplies one")
-        ->check(CLI::Range(1, bitmap::kBatchMax));
-    c->add_option("--formats", a->formats, "macko,ec: both, and which is predicted faster (EC's extraction takes tens of "
-                                           "seconds on big matrices, its progress on stderr); macko: MACKO's schedule only")
-        ->check(CLI::IsMember({"macko,ec", "ec,macko", "macko"}))
-        ->capture_default_str();
-    c->add_option("--check-results", a->check, "instead of a matrix: ws_bench_macko results (a macko_*.csv, a <gpu> folder of "
-                                               "them, or a results root) whose cases have macko and ec rows; prints the "
-                                               "predicted pick against the measured faster format case by case, and the "
-                                               "chooser's coefficients refitted on them; exit 1 below 90 % right picks or "
-                                               "above a 5 % loss")
-        ->excludes(file);
+    auto* gpu = c->add_option("--gpu", a->gpu, "the GPU to plan for: " + keys)->capture_default_str();
+    auto* batch =
+        c->add_option(
+             "--batch", a->batch,
+             "vectors multiplied at once; from 2 on, plan says which kernel multiplies them (MACKO's, "
+             "compiled for 1, 2, 4 and 8, a batch in between running as the next of them, or the bitmap-tile "
+             "tensor-core SpMM) and why; EC multiplies one")
+            ->check(CLI::Range(1, bitmap::kBatchMax));
+    auto* formats =
+        c->add_option("--formats", a->formats,
+                      "macko,ec: both, and which is predicted faster (EC's extraction takes tens of "
+                      "seconds on big matrices, its progress on stderr); macko: MACKO's schedule only")
+            ->check(CLI::IsMember({"macko,ec", "ec,macko", "macko"}))
+            ->capture_default_str();
+    c->add_option("--check-results", a->check,
+                  "instead of a matrix: ws_bench_macko results (a macko_*.csv, a <gpu> folder of "
+                  "them, or a results root) whose cases have macko and ec rows; prints the "
+                  "predicted pick against the measured faster format case by case, and the "
+                  "chooser's coefficients refitted on them; exit 1 below 90 % right picks or "
+                  "above a 5 % loss")
+        ->excludes(file)
+        ->excludes(gpu)  // the results name their GPUs
+        ->excludes(batch)
+        ->excludes(formats);
     c->add_flag("--json", a->json, "print JSON");
     c->callback([a] {
       if (!a->check.empty()) return print_choice_check(a->check, a->json);
