@@ -216,12 +216,21 @@ PYBIND11_MODULE(_warpsparse, m) {
                            bool force_wide_row_pointers) {
     // delta_bits: 1, 2, 4, 8 or "auto" (the width the policy picks for one vector on an H100).
     int db = 0;
+    const auto bad = [&] {
+      return std::invalid_argument("delta_bits must be 1, 2, 4, 8 or 'auto', got " +
+                                   std::string(pb::repr(delta_bits)));
+    };
     if (pb::isinstance<pb::str>(delta_bits)) {
-      if (delta_bits.cast<std::string>() != "auto")
-        throw std::invalid_argument("delta_bits must be 1, 2, 4, 8 or 'auto', got '" + delta_bits.cast<std::string>() + "'");
+      if (delta_bits.cast<std::string>() != "auto") throw bad();
     } else {
-      db = delta_bits.cast<int>();
-      if (db == 0) throw std::invalid_argument("delta_bits must be 1, 2, 4, 8 or 'auto', got 0");
+      // An integer, numpy's included; None, a float or a bool (True would be 1-bit deltas) is named.
+      if (PyBool_Check(delta_bits.ptr()) || !PyIndex_Check(delta_bits.ptr())) throw bad();
+      const auto index = pb::reinterpret_steal<pb::object>(PyNumber_Index(delta_bits.ptr()));
+      if (!index) throw pb::error_already_set();
+      const long long v = PyLong_AsLongLong(index.ptr());
+      if (v == -1 && PyErr_Occurred()) PyErr_Clear();  // beyond 64 bits: refused below as -1 is
+      if (v <= 0 || v > 8) throw bad();
+      db = static_cast<int>(v);  // 3, 5, 6, 7: the encoder names the rule
     }
     const MackoOptions o{db, align_rows, emit_trailing_padding, force_wide_row_pointers};
     return encode_any(src, [&](const Rows& r) { return encode_macko(r, o); });

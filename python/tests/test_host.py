@@ -1,6 +1,7 @@
 """The host API against the library: round trips bit for bit, files, the warp model, the analyses,
 and arrays that cross without copies."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -46,6 +47,10 @@ def test_macko_auto_delta_width_follows_the_policy(rng):
         ws.encode_macko(a, delta_bits="eight")
     with pytest.raises(ValueError, match="'auto', got 0"):
         ws.encode_macko(a, delta_bits=0)
+    for bad in (None, 4.0, True, 2**70, -4):
+        with pytest.raises(ValueError, match=f"'auto', got {re.escape(repr(bad))}$"):
+            ws.encode_macko(a, delta_bits=bad)
+    assert ws.encode_macko(a, delta_bits=np.int64(8)).delta_bits == 8
 
 
 @pytest.mark.parametrize("options", [dict(align_rows=True), dict(emit_trailing_padding=True),
