@@ -471,6 +471,8 @@ std::span<const MackoXOf<T>> x_of(const warpsparse::Macko<T>& a, const HostArray
   return host_span<TX>(x);
 }
 
+// The schedule of a model call on `batch` vectors: the named one (which must multiply as many), or
+// the default one at that batch.
 macko::Schedule schedule_of(const std::string& name, int batch) {
   macko::Schedule s;
   // Without a valid batch there is no schedule (the model, the default chain).
@@ -483,15 +485,6 @@ macko::Schedule schedule_of(const std::string& name, int batch) {
     throw std::invalid_argument("schedule " + macko::to_string(s) + " multiplies " + std::to_string(s.batch) +
                                 " vectors, x holds " + std::to_string(batch));
   return s;
-}
-
-// x and the schedule of a model call: x's batch, and the named schedule (which must multiply as many
-// vectors) or the default one at that batch.
-template <class T>
-auto model_input(const warpsparse::Macko<T>& a, const HostArray& x, const std::string& schedule) {
-  int batch = 1;
-  const auto xs = x_of(a, x, batch);
-  return std::tuple{xs, batch, schedule_of(schedule, batch)};
 }
 
 // The element types a model's output, or its bound, may be for inputs of type TX: float32, or TX
@@ -528,7 +521,8 @@ VerifyReport verify(const Macko& m, std::uint64_t seed, const std::vector<int>& 
                    .failures = r.check.failures,
                    .schedules = r.schedules,
                    .first_failure = r.check.first_failure,
-                   .fault = r.fault};
+                   .fault = r.fault,
+                   .loads = {}};  // filled below
     for (const auto& [name, st] :
          {std::pair{"values", r.traffic.values}, std::pair{"deltas", r.traffic.deltas},
           std::pair{"row_ptr", r.traffic.row_ptr}, std::pair{"x", r.traffic.x}})
@@ -542,7 +536,9 @@ OwnedArray spmv_model(const Macko& m, const HostArray& x, const std::string& sch
   return std::visit([&](const auto& a) {
     using T = typename std::decay_t<decltype(a)>::value_type;
     using TX = MackoXOf<T>;
-    const auto [xs, batch, s] = model_input(a, x, schedule);
+    int batch = 1;
+    const auto xs = x_of(a, x, batch);
+    const macko::Schedule s = schedule_of(schedule, batch);
     const auto run = [&](auto y_zero) {
       using TY = decltype(y_zero);
       std::span<const TY> old;
