@@ -19,6 +19,8 @@ mkdir -p "$FINAL"
 pack() { tar -C "$OUT" -czf "$FINAL/.device_logs.tgz" . && mv "$FINAL/.device_logs.tgz" "$FINAL/device_logs.tgz"; }
 trap pack EXIT
 PKG=$PWD/.devpkg
+# stage_device.sh packs the programs into one archive to fit the carry limit.
+if [ -f "$PKG/pkg.tar.xz" ]; then tar -C "$PKG" -xJf "$PKG/pkg.tar.xz" || exit 1; fi
 export LD_LIBRARY_PATH=$PKG/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
 status=0

@@ -29,4 +29,12 @@ for b in .devpkg/bin/* .devpkg/lib/libws_py_core.so; do
   ldd "$b" | awk '/=> \// {print $3}' | grep -v -E '/usr/local/cuda|libc\.so|libm\.so|libgcc_s|libstdc\+\+|ld-linux|libdl|libpthread|librt' \
     | xargs -r -I{} cp -L {} .devpkg/lib/ || true
 done
+# The device tool carries at most 64 MiB, and the staged programs are near 90: their symbols are
+# stripped (the GPU code lives in .nv_fatbin, which strip keeps) and the package travels as one xz
+# archive (about 17 MiB), which device_run.sh unpacks before its first step.
+find .devpkg/bin .devpkg/lib -type f -exec strip --strip-unneeded {} +
 du -sh .devpkg
+pkg=$(mktemp --suffix=.tar.xz)
+tar -C .devpkg -cf - . | xz -T0 -6 > "$pkg"
+chmod 644 "$pkg" && rm -rf .devpkg && mkdir .devpkg && mv "$pkg" .devpkg/pkg.tar.xz
+du -sh .devpkg/pkg.tar.xz
