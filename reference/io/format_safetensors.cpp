@@ -70,9 +70,11 @@ std::vector<V> copy_of(TensorFile& f, const TensorInfo& t) {
 std::map<std::string, std::string> format_metadata(const std::map<std::string, std::string>& extra, const char* format,
                                                    ValueType vt) {
   auto meta = extra;
-  meta[kFormatKey] = format;
-  meta["warpsparse.version"] = "1";
-  meta["value_type"] = std::string(to_string(vt));
+  // Whole strings assigned, not C strings: GCC 12 warns (-Wrestrict, a false positive) on the
+  // inlined copy of a literal into a map's string.
+  meta.insert_or_assign(kFormatKey, std::string(format));
+  meta.insert_or_assign("warpsparse.version", std::string("1"));
+  meta.insert_or_assign("value_type", std::string(to_string(vt)));
   return meta;
 }
 

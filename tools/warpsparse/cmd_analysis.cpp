@@ -299,9 +299,9 @@ void register_analysis_commands(CLI::App& app) {
       return;
     }
     text.replace(b + begin.size(), e - b - begin.size(), md);
-    io::OutputFile out(file);
-    out.stream() << text;
-    out.commit();
+    io::OutputFile readme(file);
+    readme.stream() << text;
+    readme.commit();
     fmt::print("{}: headline results updated\n", file);
   });
 
