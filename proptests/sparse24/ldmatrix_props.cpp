@@ -1,15 +1,17 @@
 // ldmatrix on the emulated shared image: the fragment table of PTX ISA §9.7.14.5.15 checked with
 // self-describing elements, the 16-byte row rule, and bank-conflict freedom of the GEMM schedule.
-#include <rapidcheck/catch.h>
+#include <rapidcheck.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "proptests/prop_support.hpp"
 #include "reference/sparse24/sparse24_layout.hpp"
 #include "reference/warp/ldmatrix.hpp"
 
 namespace wp = warpsparse::warp;
 namespace s24 = warpsparse::sparse24;
+using warpsparse::proptest::ws_prop;
 
 TEST_CASE("ldmatrix lane/value map is a bijection with an inverse", "[ldmatrix]") {
   for (bool trans : {false, true}) {
@@ -47,7 +49,8 @@ wp::Lanes<std::uint32_t> scatter_rows(wp::SharedImage& smem, std::vector<int> sl
 
 template <int N>
 void check_ldmatrix_table() {
-  rc::prop("x" + std::to_string(N) + " rows anywhere", [] {
+  // Appended, not "x" + std::string: GCC 12's -Wrestrict misfires on the insert that operator+ inlines.
+  ws_prop(std::string("x").append(std::to_string(N)).append(" rows anywhere"), 100, [] {
     const int slots_total = 64;
     auto slots = *rc::gen::unique<std::vector<int>>(static_cast<std::size_t>(8 * N), rc::gen::inRange(0, slots_total));
     wp::SharedImage smem(16 * slots_total);

@@ -1,12 +1,13 @@
 // 2:4 compress / decompress / prune and the metadata swizzle: round trips, the nibble table, the
 // error for over-full groups, and the swizzle as a bijection that feeds mma.sp the right word.
-#include <rapidcheck/catch.h>
+#include <rapidcheck.h>
 
 #include <algorithm>
 #include <array>
 #include <set>
 #include <vector>
 
+#include "proptests/prop_support.hpp"
 #include "reference/sparse/sparse_rows.hpp"
 #include "reference/sparse24/sparse24_format.hpp"
 #include "reference/sparse24/sparse24_split.hpp"
@@ -15,6 +16,7 @@
 
 namespace ws = warpsparse;
 namespace s24 = warpsparse::sparse24;
+using warpsparse::proptest::ws_prop;
 
 namespace {
 
@@ -106,7 +108,7 @@ TEST_CASE("all-zero matrix compresses to (0,1) groups and zero values", "[sparse
 }
 
 TEST_CASE("compress / decompress round trip on pruned random matrices", "[sparse24][format][prop]") {
-  rc::prop("bf16 and fp16, ragged shapes", [] {
+  ws_prop("bf16 and fp16, ragged shapes", 100, [] {
     const int rows = *rc::gen::inRange(1, 40).as("rows");
     const int cols = *rc::gen::inRange(1, 150).as("cols");
     const bool bf16 = *rc::gen::arbitrary<bool>().as("bf16");
@@ -121,12 +123,15 @@ TEST_CASE("compress / decompress round trip on pruned random matrices", "[sparse
         for (int g = 0; g < s.cols_padded / 4; ++g) RC_ASSERT(s24::nibble_ordered(s.nibble(r, g)));
       RC_ASSERT(same_bits(s24::decompress(s), pruned));
     };
-    if (bf16) run(ws::bfloat16{}); else run(ws::half{});
+    if (bf16)
+      run(ws::bfloat16{});
+    else
+      run(ws::half{});
   });
 }
 
 TEST_CASE("GroupPeak (plan's and analyze's 2:4 test) agrees with what compress accepts", "[sparse24][format][prop]") {
-  rc::prop("random sparse rows, some groups with three or four nonzeros", [] {
+  ws_prop("random sparse rows, some groups with three or four nonzeros", 100, [] {
     const int rows = *rc::gen::inRange(1, 12).as("rows");
     const int cols = *rc::gen::inRange(1, 70).as("cols");
     const int keep_pct = *rc::gen::inRange(0, 101).as("density %");
@@ -141,7 +146,8 @@ TEST_CASE("GroupPeak (plan's and analyze's 2:4 test) agrees with what compress a
       per4.end_row();
       for (int g = 0; g * 4 < cols; ++g) {
         int n = 0;
-        for (int c = 4 * g; c < std::min(cols, 4 * g + 4); ++c) n += !ws::is_zero(dense[static_cast<std::size_t>(r) * cols + c]);
+        for (int c = 4 * g; c < std::min(cols, 4 * g + 4); ++c)
+          n += !ws::is_zero(dense[static_cast<std::size_t>(r) * cols + c]);
         brute = std::max(brute, n);
       }
     }
@@ -157,7 +163,7 @@ TEST_CASE("GroupPeak (plan's and analyze's 2:4 test) agrees with what compress a
 }
 
 TEST_CASE("prune keeps the two largest magnitudes of each group", "[sparse24][format][prop]") {
-  rc::prop("prune is 2:4, keeps the largest, and is idempotent", [] {
+  ws_prop("prune is 2:4, keeps the largest, and is idempotent", 100, [] {
     using T = ws::bfloat16;
     const int rows = *rc::gen::inRange(1, 20).as("rows");
     const int cols = *rc::gen::inRange(1, 70).as("cols");
@@ -210,7 +216,7 @@ TEST_CASE("metadata swizzle is a bijection with an inverse", "[sparse24][swizzle
 
 TEST_CASE("one ldmatrix.x1 of a swizzled block gives every lane its mma.sp metadata word, both selectors",
           "[sparse24][swizzle]") {
-  rc::prop("random metadata, every 16x64 block", [] {
+  ws_prop("random metadata, every 16x64 block", 100, [] {
     using T = ws::bfloat16;
     const int rows = *rc::gen::inRange(1, 300).as("rows");
     const int cols = *rc::gen::inRange(1, 200).as("cols");
@@ -285,7 +291,7 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
   // each unit's K tiles once, in group order, each keeps 4 K tiles, a unit meets at least two
   // groups on average, no two segments share a slot, every tile is whole or in the tail once, and
   // the partials stay within A's bytes.
-  rc::prop("random shapes and SM counts", [] {
+  ws_prop("random shapes and SM counts", 100, [] {
     const long long m = *rc::gen::inRange(1, 60000), n = *rc::gen::inRange(1, 9000), k = *rc::gen::inRange(1, 20000);
     const int sms = *rc::gen::inRange(1, 200), ktiles = static_cast<int>((k + 63) / 64);
     const SplitPlan p = split_plan(m, n, k, 256, 128, ktiles, sms);

@@ -1,13 +1,15 @@
 // The warp-level model of the mma.sp GEMM kernel against the double oracle, within the derived
 // bound (sparse24_gemm_model.hpp), on random ragged shapes for both schedules and both types.
-#include <rapidcheck/catch.h>
+#include <rapidcheck.h>
 
 #include <random>
 
+#include "proptests/prop_support.hpp"
 #include "reference/sparse24/sparse24_gemm_model.hpp"
 
 namespace ws = warpsparse;
 namespace s24 = warpsparse::sparse24;
+using warpsparse::proptest::ws_prop;
 
 namespace {
 
@@ -48,7 +50,7 @@ Outcome run_model(int m, int n, int k, std::uint32_t seed, bool corrupt_swizzle 
 }  // namespace
 
 TEST_CASE("GEMM warp model equals the double oracle within the bound", "[sparse24][model][prop]") {
-  rc::prop("random ragged shapes", [] {
+  ws_prop("random ragged shapes", 100, [] {
     const int m = *rc::gen::inRange(1, 200).as("M");
     const int n = *rc::gen::inRange(1, 300).as("N");
     const int k = *rc::gen::inRange(1, 160).as("K");
@@ -56,10 +58,12 @@ TEST_CASE("GEMM warp model equals the double oracle within the bound", "[sparse2
     const bool bf16 = *rc::gen::arbitrary<bool>().as("bf16");
     const bool large = *rc::gen::arbitrary<bool>().as("large schedule");
     Outcome o;
-    if (bf16) o = large ? run_model<s24::ScheduleTall, ws::bfloat16>(m, n, k, seed)
-                        : run_model<s24::Schedule<128, 128, 64, 64, 4>, ws::bfloat16>(m, n, k, seed);
-    else o = large ? run_model<s24::ScheduleTall, ws::half>(m, n, k, seed)
-                   : run_model<s24::Schedule<128, 128, 64, 64, 4>, ws::half>(m, n, k, seed);
+    if (bf16)
+      o = large ? run_model<s24::ScheduleTall, ws::bfloat16>(m, n, k, seed)
+                : run_model<s24::Schedule<128, 128, 64, 64, 4>, ws::bfloat16>(m, n, k, seed);
+    else
+      o = large ? run_model<s24::ScheduleTall, ws::half>(m, n, k, seed)
+                : run_model<s24::Schedule<128, 128, 64, 64, 4>, ws::half>(m, n, k, seed);
     RC_ASSERT(o.violations == 0);
   });
 }

@@ -6,7 +6,7 @@
 // it. Each check returns its first disagreement as text, so the same checks are also run on
 // perturbed layouts (SBO off by 16, LBO and SBO swapped, the wrong swizzle or k32 step) and must
 // fail there.
-#include <rapidcheck/catch.h>
+#include <rapidcheck.h>
 
 #include <cstdint>
 #include <functional>
