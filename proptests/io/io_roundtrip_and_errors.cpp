@@ -70,18 +70,26 @@ TEST_CASE("MatrixMarket reader: accepted inputs") {
   CHECK(i.val[0] == -128);
   // explicit zeros in coordinate form are kept as stored entries (encoders drop them)
   CHECK(mm(kHead + "1 2 1\n1 2 -0\n").nnz() == 1);
-  // Magnitudes beyond the value type round as IEEE does: to +-inf, or to +-0 (sign kept).
-  const auto big = mm(kHead + "1 4 4\n1 1 1e400\n1 2 -1e39\n1 3 -1e-400\n1 4 +3e38\n");
-  CHECK(big.val[0] == std::numeric_limits<float>::infinity());
-  CHECK(big.val[1] == -std::numeric_limits<float>::infinity());
+  // Magnitudes too small for the value type round to +-0 (sign kept); an infinity written as one
+  // is a value; a number too large for the type is refused (below).
+  const auto big = mm(kHead + "1 4 4\n1 1 -Infinity\n1 2 inf\n1 3 -1e-400\n1 4 +3e38\n");
+  CHECK(big.val[0] == -std::numeric_limits<float>::infinity());
+  CHECK(big.val[1] == std::numeric_limits<float>::infinity());
   CHECK((big.val[2] == 0.0f && std::signbit(big.val[2])));
   CHECK(big.val[3] == 3e38f);
-  CHECK(std::isinf(to_float(mm<half>(kHead + "1 1 1\n1 1 1e5\n").val[0])));
+  CHECK(to_float(mm<half>(kHead + "1 1 1\n1 1 65504\n").val[0]) == 65504.0f);
   // CRLF line endings and a space before the banner are read like LF.
   CHECK(mm("%%MatrixMarket matrix coordinate real general\r\n1 1 1\r\n1 1 2\r\n").val == std::vector<float>{2});
 }
 
 TEST_CASE("MatrixMarket reader: every bad input is an Error naming file, line and problem") {
+  // Numbers the value type cannot hold, rather than an inf that was never written.
+  CHECK_THROWS_WITH(mm(kHead + "1 2 2\n1 1 1\n1 2 -1e39\n"),
+                    Contains("m.mtx:4: value '-1e39' is beyond the range of fp32"));
+  CHECK_THROWS_WITH(mm(kHead + "1 1 1\n1 1 1e400\n"), Contains("value '1e400' is beyond the range of fp32"));
+  CHECK_THROWS_WITH(mm<half>(kHead + "1 1 1\n1 1 65520\n"),
+                    Contains("m.mtx:3: value '65520' is beyond the range of fp16"));
+  CHECK_THROWS_WITH(mm<bfloat16>(kHead + "1 1 1\n1 1 3.4e38\n"), Contains("beyond the range of bf16"));
   CHECK_THROWS_WITH(mm(""), Contains("m.mtx:0: empty file"));
   CHECK_THROWS_WITH(mm("hello\n1 1 0\n"), Contains("m.mtx:1: bad header"));
   CHECK_THROWS_WITH(mm("%%MatrixMarket matrix coordinate complex general\n"), Contains("m.mtx:1") && Contains("complex"));

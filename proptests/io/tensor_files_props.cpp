@@ -172,6 +172,21 @@ TEST_CASE("an .npz archive (stored and deflated members) reads like its .npy fil
   fs::remove_all(dir);
 }
 
+TEST_CASE("an element beyond a narrower value type's range is refused by position; inf is a value") {
+  const fs::path dir = work_dir();
+  const std::vector<float> dense = {std::numeric_limits<float>::infinity(), 0.0f, 1.0f, 0.0f, -2.0f, 1e5f};
+  const fs::path npy = dir / "w.npy";
+  write_file(npy, npy_bytes("<f4", false, 2, 3, bytes_of(dense)));
+  auto f = io::open_tensor_file(npy.string());
+  const io::TensorInfo& t = f->find("");
+  CHECK(io::tensor_rows<float>(t, f->data(t), false).nnz() == 4);
+  CHECK(io::tensor_rows<bfloat16>(t, f->data(t), false).nnz() == 4);
+  CHECK_THROWS_WITH(io::tensor_rows<half>(t, f->data(t), false),
+                    Contains("w.npy") && Contains("element (1, 2) = 100000 is beyond the range of fp16"));
+  CHECK_THROWS_WITH(io::tensor_rows<half>(t, f->data(t), true), Contains("element (2, 1) = 100000"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("MACKO, 2:4 and bitmap-tile matrices survive their safetensors form") {
   const fs::path dir = work_dir();
   ws_prop("MACKO, every value type and delta width", 150, [&] {

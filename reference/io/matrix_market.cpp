@@ -127,13 +127,22 @@ T parse_value(const LineReader& lr, std::string_view tok, bool integer_field) {
     return static_cast<std::int8_t>(d);
   } else {
     if (integer_field) (void)parse_int(lr, tok, "integer value");
-    // Rounded once, from the decimal to fp32 (through a double it could round twice); magnitudes
-    // beyond fp32 saturate to +-inf or flush to +-0 as IEEE rounding does.
+    // Rounded once, from the decimal to fp32 (through a double it could round twice), then to T.
     const std::string_view num = tok.substr(!tok.empty() && tok[0] == '+' ? 1 : 0);
     float f = 0;
     const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), f);
     if (ec != std::errc() || p != num.data() + num.size()) f = static_cast<float>(d);
-    return from_float<T>(f);
+    const T v = from_float<T>(f);
+    // A number T cannot hold is refused, as int8 refuses one: stored as inf it would be another
+    // number. An infinity written as one ("inf", "-Infinity") is a value; magnitudes too small for
+    // T round to +-0 as IEEE rounding does.
+    const std::string_view mag = num.substr(!num.empty() && num[0] == '-' ? 1 : 0);
+    const bool written_inf = !mag.empty() && (mag[0] == 'i' || mag[0] == 'I');
+    if (std::isinf(to_float(v)) && !written_inf)
+      lr.fail(fmt::format("value '{}' is beyond the range of {} (it would become inf){}", show(tok),
+                          to_string(ValueTypeOf<T>::value),
+                          sizeof(T) < sizeof(float) ? "; read it as fp32" : ""));
+    return v;
   }
 }
 

@@ -11,7 +11,8 @@
 //  - array: exactly rows*cols values in column-major order (only the nonzeros are kept);
 //  - no trailing tokens on any line, no data after the last entry.
 // Values are parsed as double and rounded once to fp32, then to T with CUDA's rounding
-// (value_types.hpp); for int8 the value must be an integer in [-128, 127].
+// (value_types.hpp); for int8 the value must be an integer in [-128, 127], and for the float types
+// a number beyond T's range (one that would round to inf) is refused; "inf" itself is a value.
 // Coordinate entries that are zero are kept as stored entries (the encoders drop them); array
 // zeros are not stored. The writer emits `coordinate real general` (`integer` for int8) with
 // values printed so that reading them back gives the same bits (NaN, inf and -inf spelled out).

@@ -782,7 +782,16 @@ struct Convert {
         throw Error(fmt::format("{}: element ({}, {}) = {} is not a whole number in [-128, 127]: int8 holds only those", t.label(), r, c, f));
       return static_cast<std::int8_t>(f);
     } else {
-      return from_float<T>(to_float(s));
+      // A finite element the narrower T cannot hold is refused, as the MatrixMarket reader refuses
+      // one: stored as inf it would be another number.
+      const float f = to_float(s);
+      const T v = from_float<T>(f);
+      if (std::isfinite(f) && std::isinf(to_float(v)))
+        throw Error(fmt::format(
+            "{}: element ({}, {}) = {} is beyond the range of {} (it would become inf); read it as "
+            "fp32",
+            t.label(), r, c, f, to_string(ValueTypeOf<T>::value)));
+      return v;
     }
   }
 };

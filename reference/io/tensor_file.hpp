@@ -103,7 +103,8 @@ std::unique_ptr<TensorFile> open_npz_bytes(std::span<const std::uint8_t> bytes, 
 
 // A 2-D tensor as the rows of a matrix: [out, in] = rows x cols (transpose: [in, out]). Values
 // convert to T as the value types do (rounding to nearest even; int8 takes only whole numbers in
-// [-128, 127] and says which element is not); zeros (after conversion) are not stored. The
+// [-128, 127] and says which element is not; a finite element beyond a float T's range, which would
+// round to inf, is refused by position); zeros (after conversion) are not stored. The
 // nonzeros are counted first, and their memory checked against `budget`, before any is stored.
 template <class T>
 SparseRows<T> tensor_rows(const TensorInfo& t, std::span<const std::uint8_t> data, bool transpose,
