@@ -49,6 +49,12 @@ expect(encode-bf16-2bit 0 "good2.macko" encode --format macko --value-type bf16 
 # --delta-bits auto: the policy's width, and why, on stderr (a 3 x 40 matrix walks one step a row either way: 4).
 expect(encode-auto-deltas 0 "4-bit deltas: 384 element slots walked against 768 x 1.3 at 8-bit" encode --format macko --delta-bits auto "${WORK}/good.mtx" "${WORK}/good-auto.macko")
 expect(bad-delta-bits 1 "--delta-bits: must be 1, 2, 4, 8 or auto, got 3" encode --format macko --delta-bits 3 "${WORK}/good.mtx" "${WORK}/x.macko")
+# "auto" is stored as a number, which typed is refused like any other; whole numbers such as 2.0
+# are taken, and a bad one is named with the choices.
+expect(delta-bits-minus-one 1 "--delta-bits: must be 1, 2, 4, 8 or auto, got -1" encode --delta-bits -1 "${WORK}/good.mtx" "${WORK}/x.macko")
+expect(batch-float 0 "batch +2 vectors at once" verify --batch 2.0 "${WORK}/good.macko")
+expect(value-bits-float 0 "b_val = 16" effd -d 0.5 --value-bits 16.0)
+expect(value-bits-bad 1 "--value-bits: must be 8, 16 or 32, got 12" effd -d 0.5 --value-bits 12)
 expect(inspect 0 "shape +3 x 40.*nnz +4.*emitted +8 \\(padding 4" inspect "${WORK}/good.macko")
 expect(inspect-arrays 0 "values +1.5 0 0 -2 7 0 0 0.25\n.*delta bytes +f1 1f f0 7f\n.*row pointers +0 4 5 8\n" inspect --arrays "${WORK}/good.macko")
 expect(inspect-json 0 "\"effd\".*\"padding\": 4" inspect --json --arrays "${WORK}/good.macko")
@@ -100,7 +106,7 @@ expect(plan-batch-no-ec 0 "ec +not planned: EC multiplies one vector \\(--batch 
 # schedule, for the batch MACKO runs; good.mtx is sparse (d = 0.033): MACKO up to 8, bitmap from 9.
 expect(plan-batch-kernel-macko 0 "schedule +wpb=.*/batch=8 \\(batch 8, compiled variant [0-9]+.*\nbatch kernel +macko \\(batch 8\\)\n +because +density 0\\.033 < 0\\.45" plan --batch 8 "${WORK}/good.mtx")
 expect(plan-batch-kernel-bitmap-json 0 "\"batch\": 16,\n +\"batch_kernel\": [{]\n +\"kernel\": \"bitmap\",\n +\"schedule\": \"bitmap_b16_p1\",\n +\"why\": \"batch 16 > 8: MACKO has no kernel for it\".*\"schedule\": \"wpb=[^\"]*/batch=8\"" plan --batch 16 --json "${WORK}/good.mtx")
-expect(plan-batch-range 1 "--batch: Value 17 not in range 1 to 16" plan --batch 17 "${WORK}/good.mtx")
+expect(plan-batch-range 1 "--batch: '17' is out of range \\[1, 16\\]" plan --batch 17 "${WORK}/good.mtx")
 expect(plan-fp32-no-ec 0 "ec +not planned: fp32 values: the EC kernels take fp16 or bf16" plan --value-type fp32 "${WORK}/good.mtx")
 expect(plan-threads-macko 1 "--threads applies to EC's extraction, which --formats macko skips" plan --formats macko --threads 2 "${WORK}/good.mtx")
 expect(plan-no-input 1 "plan: name a matrix \\(FILE_OR_MTX\\), or results to check \\(--check-results\\)" plan)
@@ -115,6 +121,7 @@ file(WRITE "${WORK}/choice-wrong.csv" "${chead}${cmk}${cec},69.4,206049540\n")
 expect(plan-check-missed 1 "the faster format picked in 0 of 1 cases, worst loss 3\\.0 %: the target is >= 90 % and <= 5 %" plan --check-results "${WORK}/choice-wrong.csv")
 expect(plan-check-none 1 "holds no ws_bench_macko results" plan --check-results "${WORK}")
 expect(plan-check-gpu 1 "--gpu excludes --check-results" plan --check-results "${WORK}" --gpu zzz)
+expect(plan-check-delta-bits 1 "plan --check-results: --delta-bits applies to a matrix to plan" plan --check-results "${WORK}/choice" --delta-bits 1)
 # compare: a results file against a reference, case by case.
 set(rhead "gpu,kernel,schedule,rows,cols,batch,density,pattern,value_type,delta_bits,median_us\n")
 file(WRITE "${WORK}/results/G/macko_20260101T000000Z.csv" "${rhead}G,macko,a,1000,1000,1,0.5,exact_nnz,fp16,4,40\n")
@@ -129,6 +136,7 @@ expect(plan-unknown-gpu 1 "unknown GPU 'a100' \\(known: h100, h200\\)" plan --gp
 file(WRITE "${WORK}/new/G/new_run.csv" "${rhead}G,macko,b,1000,1000,1,0.5,exact_nnz,fp16,4,40.5\n")
 expect(compare-nothing-matched 1 "new_run.csv: no case matched a reference row \\(program 'new_run', 0 reference" compare --results "${WORK}/results" "${WORK}/new/G/new_run.csv")
 expect(compare-itself 1 "is the run itself" compare --against "${WORK}/slow/G/macko_20260103T000000Z.csv" "${WORK}/slow/G/macko_20260103T000000Z.csv")
+expect(compare-against-results 1 "--results excludes --against" compare --results "${WORK}/results" --against "${WORK}/results/G/macko_20260101T000000Z.csv" "${WORK}/slow/G/macko_20260103T000000Z.csv")
 # headline: a mistyped results folder is an error, never "no results" written over the block.
 file(WRITE "${WORK}/R.md" "x\n<!-- headline results: `warpsparse headline --update README.md` writes this block -->\nold\n<!-- end of headline results -->\n")
 expect(headline-no-results 1 "nope/G: no accepted results there" headline --results "${WORK}/nope" --gpu-dir G --update "${WORK}/R.md")
@@ -314,7 +322,7 @@ expect(verify-bitmap-mtx 0 "bf16 out.*ok" verify --format bitmap --value-type bf
 expect(verify-bitmap-fp32 1 "fp32 bitmap tiles: the tensor-core model takes fp16 or bf16" verify --format bitmap --value-type fp32 "${WORK}/good.mtx")
 expect(bitmap-needs-st 1 "a bitmap matrix is written as safetensors" encode --format bitmap "${WORK}/good.mtx" "${WORK}/x.macko")
 expect(bitmap-encode-again 1 "b.safetensors: holds a warpsparse bitmap matrix" encode "${WORK}/b.safetensors" "${WORK}/x.macko")
-expect(verify-batch-17 1 "--batch: Value 17 not in range 1 to 16" verify --batch 17 "${WORK}/good.macko")
+expect(verify-batch-17 1 "--batch: '17' is out of range \\[1, 16\\]" verify --batch 17 "${WORK}/good.macko")
 
 # EC-CSR (docs/ec-spmv.md; the file: reference/io/ec_file.hpp). good.mtx has no two rows sharing a
 # step of columns, so every row is a G = 1 short block: 3 blocks of 32 slots, 92 of them padding.
@@ -356,6 +364,11 @@ expect(ec-plan-delta-bits 0 "delta bits +2" plan --formats macko --delta-bits 2 
 expect(ec-plan 0 "shape +3 x 40.*schedule +wpb=.*\nec +8-bit deltas, [0-9]+ bytes per launch.*pick +macko" plan "${WORK}/good.ec")
 expect(ec-verify-batch 1 "good.ec: --batch and --row-lanes apply to MACKO" verify --batch 4 "${WORK}/good.ec")
 expect(ec-verify-macko 1 "good.macko: is a MACKO matrix; --format ec applies to a matrix to encode" verify --format ec "${WORK}/good.macko")
+expect(ec-verify-format 1 "good.ec: is an EC-CSR matrix; --format bitmap applies to a matrix to encode" verify --format bitmap "${WORK}/good.ec")
+# Options a format does not read are refused with it, not ignored.
+expect(bitmap-delta-bits 1 "--delta-bits applies to MACKO and EC-CSR, not to --format bitmap" encode --format bitmap --delta-bits 1 "${WORK}/good.mtx" "${WORK}/x.safetensors")
+expect(verify-bitmap-align 1 "--align-rows applies to MACKO, not to --format bitmap" verify --format bitmap --align-rows "${WORK}/good.mtx")
+expect(demo-transpose 1 "demo: --transpose applies to tensors" demo --rows 8 --cols 64 --transpose)
 expect(ec-budget 1 "lastcol.mtx: EC encoding of 1 x 2147483647 with 8-bit deltas \\(1 nonzeros; extraction bitsets of 33554432 words per row\\) needs 256.0 MiB, above the memory budget of 64.0 MiB \\(--max-memory 64M\\)" --max-memory 64M encode --format ec "${WORK}/lastcol.mtx" "${WORK}/x.ec")
 # Corrupted EC files: truncated in the payload, bad magic, a flipped payload byte (checksum), bad
 # version, int8 values, trailing bytes. good.ec: 56 header bytes, 5 x 64 descriptor bytes, then

@@ -156,8 +156,10 @@ void register_analysis_commands(CLI::App& app) {
   auto* effd = app.add_subcommand("effd", "effective density of MACKO and the reference formats");
   auto* density =
       effd->add_option("--density,-d", eo->density, "matrix density d = nnz/(R·C)")->check(fraction());
-  effd->add_option("--value-bits", eo->value_bits, "bits per value: 8, 16 or 32")->check(CLI::IsMember({8, 16, 32}));
-  effd->add_option("--delta-bits", eo->delta_bits, "bits per delta: 1, 2, 4 or 8")->check(CLI::IsMember({1, 2, 4, 8}));
+  effd->add_option("--value-bits", eo->value_bits, "bits per value: 8, 16 or 32")
+      ->transform(one_of({8, 16, 32}));
+  effd->add_option("--delta-bits", eo->delta_bits, "bits per delta: 1, 2, 4 or 8")
+      ->transform(one_of({1, 2, 4, 8}));
   effd->add_option("--rows", eo->rows, "rows (with --cols: keep row pointers, alignment, exact padding)")
       ->transform(whole(0, kMaxCols));
   effd->add_option("--cols", eo->cols, "columns")->transform(whole(0, kMaxCols));
@@ -193,8 +195,8 @@ void register_analysis_commands(CLI::App& app) {
   pad->add_option("--rows", so->rows, "rows per matrix")->transform(whole(1, kMaxCols));
   pad->add_option("--cols", so->cols, "columns")->transform(whole(1, kMaxCols));
   pad->add_option("--seed", so->seed, "random seed")->transform(whole(0, INT64_MAX));
-  pad->add_option("--value-bits", so->value_bits, "8, 16 or 32")->check(CLI::IsMember({8, 16, 32}));
-  pad->add_option("--delta-bits", so->delta_bits, "1, 2, 4 or 8")->check(CLI::IsMember({1, 2, 4, 8}));
+  pad->add_option("--value-bits", so->value_bits, "8, 16 or 32")->transform(one_of({8, 16, 32}));
+  pad->add_option("--delta-bits", so->delta_bits, "1, 2, 4 or 8")->transform(one_of({1, 2, 4, 8}));
   pad->add_option("--threads", so->threads, "worker threads (results do not depend on it)")->transform(whole(1, 256));
   pad->add_option("--confidence", so->confidence, "two-sided confidence level of the intervals");
   pad->add_flag("--trailing-padding", so->trailing_padding, "emit padding after a row's last nonzero too");
@@ -316,8 +318,11 @@ void register_analysis_commands(CLI::App& app) {
                                  "a new benchmark results file against the accepted ones of the same GPU, case by case: "
                                  "flags every case slower than the measured run-to-run noise allows (exit 1)");
   cmp->add_option("RUN", ca->run, "the new results CSV (ws_bench_macko or ws_bench_sparse24)")->required();
-  cmp->add_option("--results", ca->results, "accepted results, one folder per GPU")->capture_default_str();
-  cmp->add_option("--against", ca->against, "compare with these CSV files instead (e.g. a base run of the same call)");
+  auto* results = cmp->add_option("--results", ca->results, "accepted results, one folder per GPU")
+                      ->capture_default_str();
+  cmp->add_option("--against", ca->against,
+                  "compare with these CSV files instead (e.g. a base run of the same call)")
+      ->excludes(results);
   cmp->add_flag("--all", ca->all, "print every case, not only those beyond the noise");
   cmp->callback([ca] {
     namespace br = analysis::bench_results;

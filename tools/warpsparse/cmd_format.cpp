@@ -60,17 +60,11 @@ void add_format_options(CLI::App* c, FormatOptions& o) {
                 "value type of the encoded matrix (auto: a tensor's own dtype; fp16 for MatrixMarket)")
       ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "int8"}))
       ->capture_default_str();
-  c->add_option("--delta-bits", o.delta_bits,
-                "bits per delta (MACKO: 1, 2, 4, 8 or auto: the width the policy picks for one vector on an H100, "
-                "default 4; EC: 4 or 8, default 8)")
-      ->transform(CLI::Transformer({{"auto", std::to_string(kAutoDeltaBitsArg)}}))
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            return v == std::to_string(kAutoDeltaBitsArg) || v == "1" || v == "2" || v == "4" || v == "8"
-                       ? std::string()
-                       : "must be 1, 2, 4, 8 or auto, got " + v;
-          },
-          "1|2|4|8|auto"));
+  c->add_option(
+       "--delta-bits", o.delta_bits,
+       "bits per delta (MACKO: 1, 2, 4, 8 or auto: the width the policy picks for one vector on an H100, "
+       "default 4; EC: 4 or 8, default 8)")
+      ->transform(one_of({1, 2, 4, 8}, kAutoDeltaBitsArg));
   c->add_flag("--align-rows", o.align_rows,
               "pad each row to a multiple of the ROMA unit with zeros, so rows start aligned (faster on the GPU)");
   c->add_flag("--transpose", o.transpose, "read a tensor as [in, out] (default [out, in], as torch's Linear stores it)");
@@ -160,20 +154,31 @@ constexpr bool kFloatValueType = !std::is_same_v<T, std::int8_t>;
 // with T from --value-type (auto: the tensor's dtype, fp16 for MatrixMarket).
 // An EC file goes to on_ec(AnyEc, label) and a bitmap-tile file to on_bitmap(AnyBitmap, label);
 // without them, they are refused by name.
+// The first given of the options that shape how a matrix is read (--value-type, --transpose) and,
+// with `encoding`, how it is encoded (--delta-bits, --align-rows); nullptr when none is.
+const char* shaping_option_given(const FormatOptions& o, bool encoding = true) {
+  if (o.value_type != "auto") return "--value-type";
+  if (o.transpose) return "--transpose";
+  if (encoding && o.delta_bits != 0) return "--delta-bits";
+  if (encoding && o.align_rows) return "--align-rows";
+  return nullptr;
+}
+
 // A stored encoding keeps its own value type, deltas and layout, so the options that shape an
 // encoding are refused for it rather than ignored. Only --value-type and --transpose for an EC
 // file: plan encodes MACKO from it with --delta-bits and --align-rows.
 void refuse_encoding_options(const FormatOptions& o, const std::string& label, const std::string& kind,
                              bool ec = false) {
-  const char* given = o.value_type != "auto" ? "--value-type"
-                      : o.transpose          ? "--transpose"
-                      : ec                   ? nullptr
-                      : o.delta_bits != 0    ? "--delta-bits"
-                      : o.align_rows         ? "--align-rows"
-                                             : nullptr;
-  if (given)
+  if (const char* given = shaping_option_given(o, !ec))
     throw Error(fmt::format("{}: is a stored {} matrix, encoded already; {} applies to a matrix to encode",
                             label, kind, given));
+}
+
+// --delta-bits and --align-rows shape MACKO (and EC-CSR's deltas); the 2:4 and bitmap-tile formats
+// have neither, so with them the options are refused rather than ignored.
+void refuse_macko_options(const FormatOptions& o, const std::string& format) {
+  if (o.delta_bits != 0) throw Error("--delta-bits applies to MACKO and EC-CSR, not to --format " + format);
+  if (o.align_rows) throw Error("--align-rows applies to MACKO, not to --format " + format);
 }
 
 template <class OnMacko, class OnRows>
@@ -883,6 +888,7 @@ void register_format_commands(CLI::App& app) {
       if (args->format == "ec" && to_safetensors)
         throw Error(args->out + ": an EC-CSR matrix is written as an EC file (.ec), not as safetensors");
       if (args->format != "ec" && args->o.threads != 0) throw Error("--threads applies to --format ec (the extraction)");
+      if (args->format == "2:4" || args->format == "bitmap") refuse_macko_options(args->o, args->format);
       // The output replaces its file whole: written over the input, the source (and a checkpoint's
       // other tensors) would be gone.
       std::error_code same;
@@ -1048,10 +1054,11 @@ void register_format_commands(CLI::App& app) {
     c->add_option("--batch", *batch,
                   "vectors multiplied at once, each checked against its own oracle: MACKO 1, 2, 4 or 8 "
                   "(Schedule::batch); bitmap tiles 1 to 16")
-        ->check(CLI::Range(1, bitmap::kBatchMax));
-    c->add_option("--row-lanes", *row_lanes,
-                  "lanes per row: 32 (a warp per row) or 16 (two rows per warp; Schedule::row_lanes, one vector)")
-        ->check(CLI::IsMember({16, 32}));
+        ->transform(whole(1, bitmap::kBatchMax));
+    c->add_option(
+         "--row-lanes", *row_lanes,
+         "lanes per row: 32 (a warp per row) or 16 (two rows per warp; Schedule::row_lanes, one vector)")
+        ->transform(one_of({16, 32}));
     c->callback([=] {
       if (*row_lanes != macko::kWarpLanes && *batch > 1)
         throw Error(fmt::format("verify: --row-lanes {} (two rows per warp) multiplies one vector; --batch {} needs "
@@ -1059,6 +1066,13 @@ void register_format_commands(CLI::App& app) {
                                 *row_lanes, *batch));
       const bool to_ec = *format == "ec", to_bitmap = *format == "bitmap";
       if (!to_ec && o->threads != 0) throw Error("--threads applies to --format ec (the extraction)");
+      if (to_bitmap) refuse_macko_options(*o, *format);
+      // A stored matrix is verified as it is stored: --format names an encoding to make.
+      auto stored = [&](const std::string& label, const std::string& kind) {
+        if (to_ec || to_bitmap)
+          throw Error(label + ": is " + kind + " matrix; --format " + *format +
+                      " applies to a matrix to encode");
+      };
       const std::optional<ec::EcParams> ecp = to_ec ? std::optional<ec::EcParams>(ec_params_of(*o)) : std::nullopt;
       auto check_bitmap = [&](const auto& b, const std::string& label) {
         if (*row_lanes != macko::kWarpLanes) throw Error(label + ": --row-lanes applies to MACKO");
@@ -1089,9 +1103,7 @@ void register_format_commands(CLI::App& app) {
       read_input(
           *path, *o,
           [&](const AnyMacko& m, const std::string& label) {
-            if (to_ec || to_bitmap)
-              throw Error(label + ": is a MACKO matrix; --format " + *format +
-                          " applies to a matrix to encode");
+            stored(label, "a MACKO");
             std::visit(verify_macko, m);
           },
           [&](const auto& rows, const std::string& label) {
@@ -1115,10 +1127,12 @@ void register_format_commands(CLI::App& app) {
             }
           },
           [&](const AnyEc& m, const std::string& label) {
+            stored(label, "an EC-CSR");
             refuse_encoding_options(*o, label, "EC-CSR");  // verify encodes nothing from it
             std::visit([&](const auto& a) { verify_ec(a, nullptr, label); }, m);
           },
           [&](const io::AnyBitmap& m, const std::string& label) {
+            stored(label, "a bitmap-tile");
             std::visit([&](const auto& b) { check_bitmap(b, label); }, m);
           });
     });
@@ -1142,7 +1156,7 @@ void register_format_commands(CLI::App& app) {
              "vectors multiplied at once; from 2 on, plan says which kernel multiplies them (MACKO's, "
              "compiled for 1, 2, 4 and 8, a batch in between running as the next of them, or the bitmap-tile "
              "tensor-core SpMM) and why; EC multiplies one")
-            ->check(CLI::Range(1, bitmap::kBatchMax));
+            ->transform(whole(1, bitmap::kBatchMax));
     auto* formats =
         c->add_option("--formats", a->formats,
                       "macko,ec: both, and which is predicted faster (EC's extraction takes tens of "
@@ -1161,10 +1175,17 @@ void register_format_commands(CLI::App& app) {
         ->excludes(formats);
     c->add_flag("--json", a->json, "print JSON");
     c->callback([a] {
-      if (!a->check.empty()) return print_choice_check(a->check, a->json);
-      if (a->path.empty()) throw Error("plan: name a matrix (FILE_OR_MTX), or results to check (--check-results)");
+      if (!a->check.empty()) {
+        const char* given = a->o.threads != 0 ? "--threads" : shaping_option_given(a->o);
+        if (given)
+          throw Error(std::string("plan --check-results: ") + given + " applies to a matrix to plan");
+        return print_choice_check(a->check, a->json);
+      }
+      if (a->path.empty())
+        throw Error("plan: name a matrix (FILE_OR_MTX), or results to check (--check-results)");
       const bool want_ec = a->formats != "macko";
-      if (!want_ec && a->o.threads != 0) throw Error("--threads applies to EC's extraction, which --formats macko skips");
+      if (!want_ec && a->o.threads != 0)
+        throw Error("--threads applies to EC's extraction, which --formats macko skips");
       read_input(
           a->path, a->o,
           [&](const AnyMacko& m, const std::string& label) {
@@ -1207,6 +1228,7 @@ void register_format_commands(CLI::App& app) {
     c->add_option("--density", *dens, "fraction of nonzeros per row (exact_nnz pattern)")->check(fraction());
     c->add_option("--seed", *seed, "pattern and x seed")->transform(whole(0, INT64_MAX));
     c->callback([=] {
+      if (o->transpose) throw Error("demo: --transpose applies to tensors; demo generates its matrix");
       dispatch_value_type(value_type_or(*o, ValueType::fp16), [&](auto tag) {
         using T = decltype(tag);
         analysis::PatternSpec spec;
@@ -1222,6 +1244,7 @@ void register_format_commands(CLI::App& app) {
         Macko<T> a;
         double enc = 1e300;
         for (int i = 0; i < 3; ++i) {
+          a = Macko<T>{};  // one encoding held at a time, as the budget check counts
           const auto t0 = Clock::now();
           a = encode_within_budget(m, p, "demo");
           enc = std::min(enc, seconds_since(t0));

@@ -3,10 +3,14 @@
 // on one line and exits 1.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "reference/common/memory_budget.hpp"
 #include "reference/common/parse_number.hpp"
@@ -51,6 +55,34 @@ inline CLI::Validator whole(std::int64_t lo, std::int64_t hi) {
         return {};
       },
       "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+// One of a few whole numbers (bit widths, lane counts), written as digits or as a whole number
+// such as 16.0 (rewritten to digits: add it with transform()). With `auto_value`, the word "auto"
+// is taken too and rewritten to that value, which typed as a number is refused like any other.
+inline CLI::Validator one_of(std::vector<std::int64_t> choices,
+                             std::optional<std::int64_t> auto_value = std::nullopt) {
+  std::vector<std::string> words;
+  for (const std::int64_t c : choices) words.push_back(std::to_string(c));
+  if (auto_value) words.emplace_back("auto");
+  std::string names = words.front();
+  for (std::size_t i = 1; i < words.size(); ++i) names += (i + 1 == words.size() ? " or " : ", ") + words[i];
+  return CLI::Validator(
+      [choices, auto_value, names](std::string& text) -> std::string {
+        if (auto_value && text == "auto") {
+          text = std::to_string(*auto_value);
+          return {};
+        }
+        std::string digits = text;
+        if (whole(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max())(digits)
+                .empty() &&
+            std::find(choices.begin(), choices.end(), std::stoll(digits)) != choices.end()) {
+          text = digits;
+          return {};
+        }
+        return "must be " + names + ", got " + text;
+      },
+      names);
 }
 
 void register_format_commands(CLI::App& app);    // encode, inspect, verify, plan, demo (cmd_format.cpp)
