@@ -142,7 +142,7 @@ template EcSample ec_sample<float>(const SparseRows<float>&, int, int);
 
 EcStudyRow ec_summarize(const std::vector<EcSample>& samples, double confidence) {
   require(!samples.empty(), "an EC study needs at least one sample");
-  require(confidence > 0 && confidence < 1, "confidence must lie in (0, 1)");
+  require_confidence(confidence);
   const EcSample& f = samples.front();
   EcStudyRow r;
   r.rows = f.rows;

@@ -1,10 +1,11 @@
 #include "analysis/intervals.hpp"
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/gamma.hpp>
-
-#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -12,12 +13,17 @@
 
 namespace warpsparse::analysis {
 
+void require_confidence(double confidence) {
+  require(confidence > 0 && confidence <= kMaxConfidence,
+          fmt::format("confidence must lie in (0, {}], got {}", kMaxConfidence, confidence));
+}
+
 namespace {
 
 void check(std::int64_t k, std::int64_t n, double confidence) {
   require(n >= 1 && k >= 0 && k <= n,
           "a proportion needs 0 <= k <= n and n >= 1 (k = " + std::to_string(k) + ", n = " + std::to_string(n) + ")");
-  require(confidence > 0 && confidence < 1, "confidence must lie in (0, 1)");
+  require_confidence(confidence);
 }
 
 }  // namespace
@@ -42,7 +48,7 @@ Bounds wilson(std::int64_t k, std::int64_t n, double confidence) {
 
 Bounds poisson(double count, double confidence) {
   require(std::isfinite(count) && count >= 0, "a Poisson count must be finite and non-negative");
-  require(confidence > 0 && confidence < 1, "confidence must lie in (0, 1)");
+  require_confidence(confidence);
   const double a = (1 - confidence) / 2;
   // Garwood: the chi-square quantiles 2k and 2(k+1) degrees of freedom, halved, are the gamma
   // quantiles with shape k and k + 1.

@@ -13,6 +13,13 @@ struct Bounds {
   double lo = 0, hi = 0;
 };
 
+// The highest two-sided level taken: beyond it the tail quantiles leave double's range (at
+// 1 - 1e-16 the gamma quantile overflows), and no study here needs more than 4.9 sigma.
+inline constexpr double kMaxConfidence = 0.999999;
+
+// Throws Error unless 0 < confidence <= kMaxConfidence, naming the value.
+void require_confidence(double confidence);
+
 // Exact (Clopper-Pearson) interval for a binomial proportion: k successes in n trials.
 Bounds clopper_pearson(std::int64_t k, std::int64_t n, double confidence = 0.95);
 

@@ -105,7 +105,7 @@ void StudyConfig::validate() const {
   require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
   require(threads >= 1 && threads <= 256, "threads must be 1..256");
   require(chunk_rows >= 1, "chunk_rows must be positive");
-  require(confidence > 0.0 && confidence < 1.0, "confidence must lie in (0, 1)");
+  require_confidence(confidence);
 }
 
 std::int64_t StudyConfig::rows_per_chunk() const {

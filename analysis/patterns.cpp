@@ -14,17 +14,34 @@
 namespace warpsparse::analysis {
 
 namespace {
-struct Name { Pattern p; std::string_view s; };
-constexpr Name kNames[] = {
-    {Pattern::bernoulli, "bernoulli"},       {Pattern::exact_nnz, "exact_nnz"},
-    {Pattern::row_varying, "row_varying"},   {Pattern::clustered, "clustered"},
-    {Pattern::nm_2_4, "2:4"},                {Pattern::nm_4_8, "4:8"},
-    {Pattern::magnitude_row, "magnitude_row"}, {Pattern::magnitude_matrix, "magnitude_matrix"},
-    {Pattern::magnitude_heavy, "magnitude_heavy"},
-    {Pattern::row_blocked, "row_blocked"},   {Pattern::row_blocked_permuted, "row_blocked_permuted"},
-    {Pattern::column_clustered, "column_clustered"}, {Pattern::shifted_copies, "shifted_copies"},
-    {Pattern::zero_overlap, "zero_overlap"},
+// Each family's name, and whether it reads the density and its parameter (the rest ignore them).
+struct Name {
+  Pattern p;
+  std::string_view s;
+  bool density, param;
 };
+constexpr Name kNames[] = {
+    {Pattern::bernoulli, "bernoulli", true, false},
+    {Pattern::exact_nnz, "exact_nnz", true, false},
+    {Pattern::row_varying, "row_varying", true, true},
+    {Pattern::clustered, "clustered", true, true},
+    {Pattern::nm_2_4, "2:4", false, false},
+    {Pattern::nm_4_8, "4:8", false, false},
+    {Pattern::magnitude_row, "magnitude_row", true, true},
+    {Pattern::magnitude_matrix, "magnitude_matrix", true, true},
+    {Pattern::magnitude_heavy, "magnitude_heavy", true, true},
+    {Pattern::row_blocked, "row_blocked", true, true},
+    {Pattern::row_blocked_permuted, "row_blocked_permuted", true, true},
+    {Pattern::column_clustered, "column_clustered", true, true},
+    {Pattern::shifted_copies, "shifted_copies", true, false},
+    {Pattern::zero_overlap, "zero_overlap", true, false},
+};
+
+const Name& name_of(Pattern p) {
+  for (const auto& n : kNames)
+    if (n.p == p) return n;
+  throw Error("invalid pattern code");
+}
 
 // Independent stream per (seed, row): SplitMix64 of both, so rows can be generated in any order.
 std::mt19937_64 row_rng(std::uint64_t seed, std::int64_t row) {
@@ -325,6 +342,9 @@ std::string_view to_string(Pattern p) {
     if (n.p == p) return n.s;
   return "?";
 }
+
+bool pattern_takes_density(Pattern p) { return name_of(p).density; }
+bool pattern_takes_param(Pattern p) { return name_of(p).param; }
 
 Pattern parse_pattern(std::string_view name) {
   std::string valid;

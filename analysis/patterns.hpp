@@ -61,6 +61,10 @@ struct PatternSpec {
 std::string_view to_string(Pattern p);
 Pattern parse_pattern(std::string_view name);  // throws Error listing the valid names
 std::vector<Pattern> all_patterns();
+// Whether a family reads PatternSpec::density (N:M families are 0.5 whatever it says) and
+// PatternSpec::param; the others ignore them.
+bool pattern_takes_density(Pattern p);
+bool pattern_takes_param(Pattern p);
 
 // One row's sorted column indices (deterministic in (spec, cols, seed, row)).
 // Throws Error unless spec.param is finite and >= 0 (each family checks its own range beyond that).

@@ -246,6 +246,11 @@ expect(effd-density-crossovers 1 "excludes" effd -d 0.5 --crossovers)
 # The crossovers of a real layer's shape, with the exact padding at every density: seconds.
 expect(effd-crossovers-shape 0 "MACKO = dense +expected" effd --crossovers --rows 4096 --cols 11008)
 expect(study-rows 1 "--rows: '9223372036854775807' is out of range" study padding --rows 9223372036854775807)
+# A family that would ignore an option refuses it; a level past double's tails is named.
+expect(study-param-unused 1 "--param: the bernoulli pattern has no parameter" study padding --quiet --rows 4 --cols 64 --param 7)
+expect(study-nm-densities 1 "--densities: the 2:4 pattern keeps half of each group" study padding --quiet --rows 4 --cols 64 --pattern 2:4 --densities 0.1,0.9)
+expect(study-nm 0 "\"density\": 0.5" study padding --quiet --rows 4 --cols 64 --pattern 2:4 --json)
+expect(study-confidence 1 "confidence must lie in \\(0, 0.999999\\], got 0.9999999999999999" study padding --quiet --rows 4 --cols 64 --densities 0.5 --confidence 0.9999999999999999)
 expect(report-bandwidth 1 "--bandwidth -1 is not a positive number" report --bandwidth -1 --out "${WORK}/reports")
 file(WRITE "${WORK}/a-file" "x")
 expect(report-out 1 "a-file/r: cannot create the output folder" report --quick --out "${WORK}/a-file/r")

@@ -24,6 +24,15 @@ TEST_CASE("intervals match published values", "[intervals]") {
   CHECK(wilson(0, 20).hi == Approx(0.16113).epsilon(1e-4));
   CHECK_THROWS(clopper_pearson(3, 2));
   CHECK_THROWS(poisson(-1));
+  // Up to the highest level taken, every interval is finite; just past 1 the gamma quantile
+  // overflowed, so such levels are refused by value.
+  for (const double c : {0.5, 0.999, kMaxConfidence}) {
+    CHECK(std::isfinite(poisson(3, c).hi));
+    CHECK(std::isfinite(clopper_pearson(0, 10, c).hi));
+    CHECK(std::isfinite(count_mean(5, 9, 3, c).hi));
+  }
+  for (const double c : {0.0, 0.9999999999999999, 1.0, -0.5})
+    CHECK_THROWS_WITH(poisson(3, c), Catch::Contains("confidence must lie in (0, 0.999999]"));
 }
 
 TEST_CASE("count means: never negative, not [0, 0], normal-like with many events", "[intervals]") {

@@ -206,7 +206,15 @@ void register_analysis_commands(CLI::App& app) {
   pad->callback([=] {
     StudyConfig cfg = *so;
     cfg.pattern.kind = parse_pattern(*pattern);
-    cfg.densities = dens->empty() ? default_densities(20) : parse_densities(*dens);
+    // A family that would ignore an option refuses it; the N:M families have one density.
+    require(cfg.pattern.param == 0 || pattern_takes_param(cfg.pattern.kind),
+            "--param: the " + *pattern + " pattern has no parameter");
+    const bool nm = !pattern_takes_density(cfg.pattern.kind);
+    require(!nm || dens->empty(),
+            "--densities: the " + *pattern + " pattern keeps half of each group (density 0.5)");
+    cfg.densities = nm              ? std::vector<double>{0.5}
+                    : dens->empty() ? default_densities(20)
+                                    : parse_densities(*dens);
     cfg.progress = !*quiet;
     cfg.validate();
     memory_budget().require(cfg.memory_bytes(), fmt::format("study padding over {} x {} with {} threads", cfg.rows,
