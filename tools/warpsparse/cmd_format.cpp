@@ -968,6 +968,9 @@ void register_format_commands(CLI::App& app) {
         if (io::warpsparse_format(*f) == io::kMackoSafetensorsFormat) {
           stored = io::read_macko_safetensors(*f, memory_budget());
         } else if (io::warpsparse_format(*f) == io::kBitmapSafetensorsFormat) {
+          if (*arrays)
+            throw Error(*path +
+                        ": holds a bitmap-tile matrix; --arrays prints a MACKO or EC matrix's arrays");
           std::visit([&](const auto& b) {
             if (*json) {
               auto j = bitmap_json(b);
@@ -980,6 +983,9 @@ void register_format_commands(CLI::App& app) {
           }, io::read_bitmap_safetensors(*f, memory_budget()));
           return;
         } else {
+          if (*arrays)
+            throw Error(*path +
+                        ": holds tensors, not a MACKO matrix; --arrays prints a MACKO or EC matrix's arrays");
           print_tensors(*f, *json);
           return;
         }
