@@ -108,7 +108,9 @@ expect(plan-batch-kernel-macko 0 "schedule +wpb=.*/batch=8 \\(batch 8, compiled 
 expect(plan-batch-kernel-bitmap-json 0 "\"batch\": 16,\n +\"batch_kernel\": [{]\n +\"kernel\": \"bitmap\",\n +\"schedule\": \"bitmap_b16_p1\",\n +\"why\": \"batch 16 > 8: MACKO has no kernel for it\".*\"schedule\": \"wpb=[^\"]*/batch=8\"" plan --batch 16 --json "${WORK}/good.mtx")
 expect(plan-batch-range 1 "--batch: '17' is out of range \\[1, 16\\]" plan --batch 17 "${WORK}/good.mtx")
 expect(plan-fp32-no-ec 0 "ec +not planned: fp32 values: the EC kernels take fp16 or bf16" plan --value-type fp32 "${WORK}/good.mtx")
-expect(plan-threads-macko 1 "--threads applies to EC's extraction, which --formats macko skips" plan --formats macko --threads 2 "${WORK}/good.mtx")
+expect(plan-threads-macko 1 "--threads applies to EC's extraction, which plan skips here: --formats macko" plan --formats macko --threads 2 "${WORK}/good.mtx")
+expect(plan-threads-batch 1 "which plan skips here: EC multiplies one vector \\(--batch 2\\)" plan --batch 2 --threads 2 "${WORK}/good.mtx")
+expect(plan-threads-fp32 1 "which plan skips here: fp32 values" plan --value-type fp32 --threads 2 "${WORK}/good.mtx")
 expect(plan-no-input 1 "plan: name a matrix \\(FILE_OR_MTX\\), or results to check \\(--check-results\\)" plan)
 # plan --check-results: the chooser's picks against measured cases, here the H100's uniform 12288^2
 # at d = 0.5 (right), then the same with EC measured 3 % faster (wrong: below the target).
@@ -367,6 +369,7 @@ expect(ec-encode-again 1 "good.ec: is an EC-CSR matrix already" encode --format 
 expect(ec-verify-delta-bits 1 "good.ec: is a stored EC-CSR matrix, encoded already; --delta-bits applies" verify --delta-bits 4 "${WORK}/good.ec")
 # plan encodes MACKO from an EC file, with MACKO's --delta-bits.
 expect(ec-plan-delta-bits 0 "delta bits +2" plan --formats macko --delta-bits 2 "${WORK}/good.ec")
+expect(ec-plan-threads 1 "good.ec: holds EC-CSR already, so plan extracts nothing" plan --threads 2 "${WORK}/good.ec")
 expect(ec-plan 0 "shape +3 x 40.*schedule +wpb=.*\nec +8-bit deltas, [0-9]+ bytes per launch.*pick +macko" plan "${WORK}/good.ec")
 expect(ec-verify-batch 1 "good.ec: --batch and --row-lanes apply to MACKO" verify --batch 4 "${WORK}/good.ec")
 expect(ec-verify-macko 1 "good.macko: is a MACKO matrix; --format ec applies to a matrix to encode" verify --format ec "${WORK}/good.macko")

@@ -722,6 +722,16 @@ void plan_batch_kernel(const PlanArgs& a, const macko::MatrixStats& stats, const
   fmt::print("  because      {}\n", bc.why);
 }
 
+// Why plan leaves EC out for these arguments and values of type T, or "".
+template <class T>
+std::string ec_skip_reason(const PlanArgs& a) {
+  if (a.formats == "macko") return "--formats macko";
+  if (a.batch != 1) return fmt::format("EC multiplies one vector (--batch {})", a.batch);
+  if (!kEcKernelType<T>)
+    return fmt::format("{} values: the EC kernels take fp16 or bf16", to_string(ValueTypeOf<T>::value));
+  return "";
+}
+
 // plan for one matrix: MACKO's schedule and why (for the batch MACKO runs: --batch rounded up to a
 // compiled 1, 2, 4 or 8); at --batch >= 2 which kernel multiplies the batch; then, when EC can run
 // it, EC's plan, both predicted times, the pick and why. make_ec() gives the EC matrix (encoding it
@@ -729,6 +739,9 @@ void plan_batch_kernel(const PlanArgs& a, const macko::MatrixStats& stats, const
 template <class T, class MakeEc>
 void plan_formats(const PlanArgs& a, const Macko<T>& m, MakeEc make_ec) {
   const DeviceFacts& facts = known_gpu(a.gpu);
+  const std::string skip = ec_skip_reason<T>(a);
+  if (!skip.empty() && a.o.threads != 0)
+    throw Error("--threads applies to EC's extraction, which plan skips here: " + skip);
   const macko::MatrixStats stats = macko::matrix_stats(m);
   if (a.batch < 1 || a.batch > bitmap::kBatchMax) throw Error("plan: " + bitmap::choose_batch_kernel(stats.density, a.batch).why);
   // MACKO's plan for the batch it runs, which the batch rule reads (its x path).
@@ -758,11 +771,6 @@ void plan_formats(const PlanArgs& a, const Macko<T>& m, MakeEc make_ec) {
     for (const std::string& why : plan.why) fmt::print("  because      {}\n", why);
   }
   if (a.batch >= 2) plan_batch_kernel(a, stats, facts, bc, j);
-  // Why EC is not planned, or "".
-  std::string skip = a.formats == "macko" ? "--formats macko" : "";
-  if (skip.empty() && a.batch != 1) skip = fmt::format("EC multiplies one vector (--batch {})", a.batch);
-  if (skip.empty() && !kEcKernelType<T>)
-    skip = fmt::format("{} values: the EC kernels take fp16 or bf16", to_string(Macko<T>::kValueType));
   if constexpr (kEcKernelType<T>) {
     if (skip.empty()) {
       const auto& e = make_ec();
@@ -1189,9 +1197,6 @@ void register_format_commands(CLI::App& app) {
       }
       if (a->path.empty())
         throw Error("plan: name a matrix (FILE_OR_MTX), or results to check (--check-results)");
-      const bool want_ec = a->formats != "macko";
-      if (!want_ec && a->o.threads != 0)
-        throw Error("--threads applies to EC's extraction, which --formats macko skips");
       read_input(
           a->path, a->o,
           [&](const AnyMacko& m, const std::string& label) {
@@ -1213,6 +1218,10 @@ void register_format_commands(CLI::App& app) {
               plan_formats(*a, encode_within_budget(rows, params_of(a->o), label), nullptr);
           },
           [&](const AnyEc& m, const std::string& label) {
+            if (a->o.threads != 0)
+              throw Error(label +
+                          ": holds EC-CSR already, so plan extracts nothing: --threads applies to a matrix "
+                          "to encode");
             std::visit([&](const auto& e) {
               // MACKO is encoded from the matrix the EC file holds; EC runs as stored.
               plan_formats(*a, encode_within_budget(decode_ec(e), params_of(a->o), label), [&]() -> const auto& { return e; });
