@@ -337,11 +337,7 @@ std::vector<std::int32_t> zero_overlap_row(const PatternSpec& spec, std::int64_t
 }
 }  // namespace
 
-std::string_view to_string(Pattern p) {
-  for (const auto& n : kNames)
-    if (n.p == p) return n.s;
-  return "?";
-}
+std::string_view to_string(Pattern p) { return name_of(p).s; }
 
 bool pattern_takes_density(Pattern p) { return name_of(p).density; }
 bool pattern_takes_param(Pattern p) { return name_of(p).param; }

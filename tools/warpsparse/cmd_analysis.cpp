@@ -240,11 +240,7 @@ void register_analysis_commands(CLI::App& app) {
     if (out->empty()) {
       std::cout << os.str();
     } else {
-      std::ofstream f(*out);
-      require(static_cast<bool>(f), *out + ": cannot open for writing");
-      f << os.str();
-      f.close();
-      require(static_cast<bool>(f), *out + ": write failed");
+      io::write_file(*out, os.str());
       fmt::print(stderr, "wrote {}\n", *out);
     }
   });
@@ -309,9 +305,7 @@ void register_analysis_commands(CLI::App& app) {
       return;
     }
     text.replace(b + begin.size(), e - b - begin.size(), md);
-    io::OutputFile readme(file);
-    readme.stream() << text;
-    readme.commit();
+    io::write_file(file, text);
     fmt::print("{}: headline results updated\n", file);
   });
 

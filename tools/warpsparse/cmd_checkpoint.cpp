@@ -138,9 +138,9 @@ struct PruneArgs {
 };
 
 // The pruned bytes of one tensor, in C order: along rows of [out, in] (per row, per tensor or N:M
-// within each row), the kept elements' bits unchanged, the rest zero.
-std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo& t, std::span<const std::uint8_t> data,
-                                       std::int64_t& kept) {
+// within each row: `nm`, parsed once from --nm), the kept elements' bits unchanged, the rest zero.
+std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const prune::NM& nm, const io::TensorInfo& t,
+                                       std::span<const std::uint8_t> data, std::int64_t& kept) {
   const auto shape = io::matrix_shape(t, a.transpose);
   const std::int64_t rows = shape.first, cols = shape.second;
   const std::size_t item = t.item_bytes;
@@ -175,7 +175,6 @@ std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo&
     for (std::int64_t r = 0; r < rows; ++r) apply_row(r, keep.data() + r * cols);
     return out;
   }
-  const prune::NM nm = a.nm.empty() ? prune::NM{} : prune::parse_nm(a.nm);
   const int n = nm.n, m = nm.m;
   mag.resize(static_cast<std::size_t>(cols));
   keep.resize(mag.size());
@@ -191,12 +190,11 @@ std::vector<std::uint8_t> pruned_bytes(const PruneArgs& a, const io::TensorInfo&
 void run_prune(const PruneArgs& a) {
   const bool by_density = a.density >= 0;
   if (by_density == !a.nm.empty()) throw Error("prune: give --density D or --nm N:M (one of them)");
-  if (!a.nm.empty()) {
-    try {
-      prune::parse_nm(a.nm);
-    } catch (const Error& e) {
-      throw Error(std::string("prune: --nm ") + e.what());
-    }
+  prune::NM nm;  // {0, 0}: by density
+  try {
+    if (!a.nm.empty()) nm = prune::parse_nm(a.nm);
+  } catch (const Error& e) {
+    throw Error(std::string("prune: --nm ") + e.what());
   }
   if (!a.out.ends_with(".safetensors")) throw Error(a.out + ": prune writes safetensors: name the output *.safetensors");
   const NamePattern include(a.include, "--include"), exclude(a.exclude, "--exclude");
@@ -236,7 +234,7 @@ void run_prune(const PruneArgs& a) {
       const auto data = f->data(t);
       if (prune_it) {
         std::int64_t kept = 0;
-        const auto bytes = pruned_bytes(a, t, data, kept);
+        const auto bytes = pruned_bytes(a, nm, t, data, kept);
         kept_total += kept;
         elems_total += static_cast<std::int64_t>(t.elements());
         os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

@@ -165,8 +165,9 @@ const char* shaping_option_given(const FormatOptions& o, bool encoding = true) {
 }
 
 // A stored encoding keeps its own value type, deltas and layout, so the options that shape an
-// encoding are refused for it rather than ignored. Only --value-type and --transpose for an EC
-// file: plan encodes MACKO from it with --delta-bits and --align-rows.
+// encoding are refused for it rather than ignored: by read_input for MACKO and bitmap-tile files,
+// by each on_ec for an EC file, since plan encodes MACKO from it (with --delta-bits and
+// --align-rows, so `ec` leaves those two out there).
 void refuse_encoding_options(const FormatOptions& o, const std::string& label, const std::string& kind,
                              bool ec = false) {
   if (const char* given = shaping_option_given(o, !ec))
@@ -216,9 +217,10 @@ void read_input(const std::string& arg, const FormatOptions& o, OnMacko on_macko
       refuse_encoding_options(o, in.name, "MACKO");
       return on_macko(io::read_macko(*in.stream, in.name, in.size, memory_budget()), in.name);
     case io::InputFormat::ec:
-      if (!on_ec) throw Error(in.name + ": is an EC-CSR matrix: this command reads MACKO matrices and matrices to encode "
-                                        "(inspect or verify it)");
-      refuse_encoding_options(o, in.name, "EC-CSR", true);
+      if (!on_ec)
+        throw Error(in.name +
+                    ": is an EC-CSR matrix: this command reads MACKO matrices and matrices to encode "
+                    "(inspect or verify it)");
       return on_ec(io::read_ec(*in.stream, in.name, in.size, memory_budget()), in.name);
     case io::InputFormat::matrix_market: {
       if (o.transpose) throw Error("--transpose applies to tensors; " + in.name + " is a MatrixMarket file");
@@ -1142,7 +1144,7 @@ void register_format_commands(CLI::App& app) {
           },
           [&](const AnyEc& m, const std::string& label) {
             stored(label, "an EC-CSR");
-            refuse_encoding_options(*o, label, "EC-CSR");  // verify encodes nothing from it
+            refuse_encoding_options(*o, label, "EC-CSR");
             std::visit([&](const auto& a) { verify_ec(a, nullptr, label); }, m);
           },
           [&](const io::AnyBitmap& m, const std::string& label) {
@@ -1218,6 +1220,7 @@ void register_format_commands(CLI::App& app) {
               plan_formats(*a, encode_within_budget(rows, params_of(a->o), label), nullptr);
           },
           [&](const AnyEc& m, const std::string& label) {
+            refuse_encoding_options(a->o, label, "EC-CSR", true);
             if (a->o.threads != 0)
               throw Error(label +
                           ": holds EC-CSR already, so plan extracts nothing: --threads applies to a matrix "
