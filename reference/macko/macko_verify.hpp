@@ -45,13 +45,17 @@ inline void require_verify_args(int batch, int row_lanes, const std::vector<int>
 
 // What macko_verify holds at once, to be checked before calling it: the decoded rows, x
 // (cols x batch) and one vector's copy of it, the outputs, the oracle and the model's row pointers.
+// The shape alone decides it, so a command that generates its matrix can check before generating.
+template <class T>
+std::uint64_t macko_verify_bytes(std::uint64_t rows, std::uint64_t cols, std::uint64_t nnz, int batch) {
+  const auto nb = static_cast<std::uint64_t>(batch);
+  return sat_add(sat_add(sat_mul(nnz, sizeof(T) + 4), sat_mul(cols, sat_mul(nb + 1, sizeof(MackoXOf<T>)))),
+                 sat_mul(rows + 1, 8 * nb + 24));
+}
 template <class T>
 std::uint64_t macko_verify_bytes(const Macko<T>& a, int batch) {
-  const auto rows = static_cast<std::uint64_t>(a.rows), cols = static_cast<std::uint64_t>(a.cols);
-  const auto nb = static_cast<std::uint64_t>(batch);
-  return sat_add(sat_add(sat_mul(static_cast<std::uint64_t>(a.nnz), sizeof(T) + 4),
-                         sat_mul(cols, sat_mul(nb + 1, sizeof(MackoXOf<T>)))),
-                 sat_mul(rows + 1, 8 * nb + 24));
+  return macko_verify_bytes<T>(static_cast<std::uint64_t>(a.rows), static_cast<std::uint64_t>(a.cols),
+                               static_cast<std::uint64_t>(a.nnz), batch);
 }
 
 // The model of each schedule (one per accumulator count) on `batch` random vectors at once

@@ -1256,6 +1256,12 @@ void register_format_commands(CLI::App& app) {
         memory_budget().require(static_cast<std::uint64_t>(row_nnz * static_cast<double>(*rows)) * (sizeof(T) + 4) +
                                     static_cast<std::uint64_t>(*rows + 1) * 8,
                                 fmt::format("demo: generating {} x {} at density {}", *rows, *cols, *dens));
+        // The check verify_within_budget makes after encoding, made here too, so a matrix too large
+        // to verify is refused before the seconds of generating and encoding it.
+        memory_budget().require(
+            macko_verify_bytes<T>(static_cast<std::uint64_t>(*rows), static_cast<std::uint64_t>(*cols),
+                                  static_cast<std::uint64_t>(row_nnz) * static_cast<std::uint64_t>(*rows), 1),
+            fmt::format("demo: verifying a {} x {} matrix at density {}", *rows, *cols, *dens));
         const SparseRows<T> m = analysis::generate<T>(spec, *rows, *cols, *seed);
         const MackoParams p = params_of(*o);
         // Encoder throughput: best of 3 runs (one core).
