@@ -1,5 +1,6 @@
 #include "analysis/effd.hpp"
 
+#include <array>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <functional>
@@ -126,42 +127,80 @@ double format_effd(Format f, double d, const StorageConfig& c) {
   return 0.0;
 }
 
+namespace {
+
+// Σ_{m=lo}^{hi} p(m)·z^m for the cubic p(m) = c[0] + c[1]·m + c[2]·m² + c[3]·m³ (0 when hi < lo),
+// in O(log hi) steps, as z^lo·Σ_{i=0}^{hi-lo} q(i)·z^i with q(i) = p(lo + i): subtracting the terms
+// below lo instead would cancel them against the sum, all of it when z is small. The power sums
+// P_k(n) = Σ_{i<n} i^k·z^i double as P_k(2n) = P_k(n) + z^n·Σ_{j<=k} C(k, j)·n^(k-j)·P_j(n), one term
+// added per set bit of n. Their terms are all non-negative, so they carry no cancellation; the
+// closed forms in 1/(1 − z)^k lose every digit as z → 1 (d → 0), and a loop over m takes seconds
+// at 2^31 columns. What cancels is the combination with q's coefficients, a few bits for the
+// polynomials below, which are >= 0 on [lo, hi].
+Real cubic_geometric_sum(Real z, std::int64_t lo, std::int64_t hi, const std::array<Real, 4>& c) {
+  if (hi < lo) return 0;
+  const Real l = Real(lo);
+  const std::array<Real, 4> q{c[0] + l * (c[1] + l * (c[2] + l * c[3])), c[1] + l * (2 * c[2] + 3 * l * c[3]),
+                              c[2] + 3 * l * c[3], c[3]};
+  const std::int64_t n = hi - lo + 1;
+  std::array<Real, 4> P{0, 0, 0, 0};
+  Real zn = 1;  // z^cur
+  std::int64_t cur = 0;
+  for (int bit = 62; bit >= 0; --bit) {
+    if (cur > 0) {
+      const Real x = Real(cur), x2 = x * x, x3 = x2 * x;
+      const std::array<Real, 4> Q = P;
+      P[0] = Q[0] + zn * Q[0];
+      P[1] = Q[1] + zn * (Q[1] + x * Q[0]);
+      P[2] = Q[2] + zn * (Q[2] + 2 * x * Q[1] + x2 * Q[0]);
+      P[3] = Q[3] + zn * (Q[3] + 3 * x * Q[2] + 3 * x2 * Q[1] + x3 * Q[0]);
+      zn *= zn;
+      cur *= 2;
+    }
+    if ((n >> bit) & 1) {
+      const Real x = Real(cur);
+      P[0] += zn;
+      P[1] += x * zn;
+      P[2] += x * x * zn;
+      P[3] += x * x * x * zn;
+      zn *= z;
+      ++cur;
+    }
+  }
+  return std::pow(z, l) * (q[0] * P[0] + q[1] * P[1] + q[2] * P[2] + q[3] * P[3]);
+}
+
+}  // namespace
+
 // ----- Exact finite-row model -------------------------------------------------------------------
 // Write the padding of a row as a sum of indicators: A(j,k) = "column j is nonzero and the k·L
 // columns before it are zero" (k·L ≤ j) contributes one padding element, since a zero run g in
 // front of a nonzero costs ⌊g/L⌋ = #{k ≥ 1 : k·L ≤ g}. With trailing padding the run after the
 // last nonzero adds T(k) = "the last k·L columns are zero". The moments are sums of products of
 // these indicators; two A's at different columns are independent when their column sets are
-// disjoint and impossible together otherwise, which gives the closed sums below.
+// disjoint and impossible together otherwise, which gives the sums below: each a cubic in m (or
+// s) times z^m, summed by cubic_geometric_sum.
 PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bits, bool trailing) {
   require(cols >= 0, "cols must be non-negative");
   require(d >= 0.0 && d <= 1.0, "density must lie in [0, 1]");
   require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
   const std::int64_t L = run_length(delta_bits), C = cols;
-  const Real z = std::pow(Real(1) - Real(d), Real(L)), dd = d;
+  const Real z = std::pow(Real(1) - Real(d), Real(L)), dd = d, RC = Real(C), RL = Real(L);
   Real mean = 0, second = 0;
-  // Each loop stops where its power of z falls below the smallest normal number: the terms left are
-  // below 10^-4900 of the first ones. Run on, the power sticks at the smallest subnormal (times z it
-  // rounds back to itself), and a row of 2^31 columns takes 2^31 slow subnormal steps. The terms with
-  // a factor d are all zero at d = 0.
-  constexpr Real kTiny = std::numeric_limits<Real>::min();
-  // Single indicators and A·A at the same column (A(j,k)·A(j,k') = A(j, max k)).
-  Real zm = 1;
-  for (std::int64_t m = 1; dd > 0 && m * L <= C - 1; ++m) {
-    zm *= z;
-    if (zm < kTiny) break;
-    const Real cnt = Real(C - m * L);  // columns j with j ≥ m·L
-    mean += dd * zm * cnt;
-    second += dd * Real(2 * m - 1) * zm * cnt;
+  if (dd > 0 && C >= 1) {
+    // Single indicators and A·A at the same column (A(j,k)·A(j,k') = A(j, max k)), m = 1 .. ⌊(C − 1)/L⌋:
+    // C − m·L columns j with j ≥ m·L, and 2m − 1 ordered pairs (k, k') with max m.
+    const std::int64_t M = (C - 1) / L;
+    mean += dd * cubic_geometric_sum(z, 1, M, {RC, -RL, 0, 0});
+    second += dd * cubic_geometric_sum(z, 1, M, {-RC, 2 * RC + RL, -2 * RL, 0});  // (2m − 1)(C − mL)
   }
-  // A(j,k)·A(j',k') with j < j' − k'·L: depends on s = k + k' only; the number of column pairs
-  // is N(N+1)/2 with N = C − 1 − s·L, and there are s − 1 splits of s.
-  Real zs = z;
-  for (std::int64_t s = 2; dd > 0 && C - 1 - s * L >= 1; ++s) {
-    zs *= z;
-    if (zs < kTiny) break;
-    const Real n = Real(C - 1 - s * L);
-    second += 2 * dd * dd * Real(s - 1) * zs * n * (n + 1) / 2;
+  if (dd > 0 && C >= 2) {
+    // A(j,k)·A(j',k') with j < j' − k'·L: depends on s = k + k' only; the number of column pairs is
+    // N(N+1)/2 with N = C − 1 − s·L >= 1, and there are s − 1 splits of s: 2·d²·Σ (s − 1)·z^s·N(N+1)/2.
+    const Real a = RC - 1;
+    const std::array<Real, 4> c{-a * (a + 1), a * (a + 1) + RL * (2 * a + 1), -(RL * (2 * a + 1) + RL * RL),
+                                RL * RL};
+    second += dd * dd * cubic_geometric_sum(z, 2, (C - 2) / L, c);
   }
   if (trailing && dd == 0) {
     // d = 0: every T(m) holds, m = 1..M: the sums of 1 and of 2m - 1.
@@ -169,20 +208,11 @@ PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bi
     mean += M;
     second += M * M;
   } else if (trailing) {
-    Real zt = 1;
-    for (std::int64_t m = 1; m * L <= C; ++m) {
-      zt *= z;
-      if (zt < kTiny) break;
-      mean += zt;
-      second += Real(2 * m - 1) * zt;  // T·T
-    }
-    // A(j,k)·T(k'): column j must lie before the trailing block: C − s·L columns j.
-    Real zc = z;
-    for (std::int64_t s = 2; dd > 0 && C - s * L >= 1; ++s) {
-      zc *= z;
-      if (zc < kTiny) break;
-      second += 2 * dd * Real(s - 1) * zc * Real(C - s * L);
-    }
+    // T(m), m = 1 .. ⌊C/L⌋, and T·T.
+    mean += cubic_geometric_sum(z, 1, C / L, {1, 0, 0, 0});
+    second += cubic_geometric_sum(z, 1, C / L, {-1, 2, 0, 0});
+    // A(j,k)·T(k'): column j must lie before the trailing block: C − s·L >= 1 columns j, s − 1 splits.
+    if (C >= 1) second += 2 * dd * cubic_geometric_sum(z, 2, (C - 1) / L, {-RC, RC + RL, -RL, 0});
   }
   const Real var = second - mean * mean;
   return {double(mean), double(var < 0 ? 0 : var)};

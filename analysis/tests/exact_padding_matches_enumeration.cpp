@@ -111,3 +111,47 @@ TEST_CASE("exact model approaches the paper's z/(1-z) term as rows grow", "[exac
     CHECK(prev_err < 0.01);
   }
 }
+
+// Long rows, past what enumeration reaches: the model's O(log C) sums against the sums taken term by
+// term (each indicator product's probability times its count, as the model's comment derives them).
+TEST_CASE("exact padding model equals its sums taken term by term on long rows", "[exact][sums]") {
+  using R = long double;
+  for (const std::int64_t C : {100, 1000, 12345, 100000})
+    for (const double d : {1e-4, 0.01, 0.1, 0.5})
+      for (const int db : {1, 2, 4, 8})
+        for (const bool trailing : {false, true}) {
+          const std::int64_t L = std::int64_t{1} << db;
+          const R z = std::pow(R(1) - R(d), R(L));
+          R mean = 0, second = 0, zm = 1;
+          for (std::int64_t m = 1; m * L <= C - 1; ++m) {
+            zm *= z;
+            mean += R(d) * zm * R(C - m * L);
+            second += R(d) * R(2 * m - 1) * zm * R(C - m * L);
+          }
+          R zs = z;
+          for (std::int64_t s = 2; C - 1 - s * L >= 1; ++s) {
+            zs *= z;
+            const R n = R(C - 1 - s * L);
+            second += R(d) * R(d) * R(s - 1) * zs * n * (n + 1);
+          }
+          if (trailing) {
+            R zt = 1;
+            for (std::int64_t m = 1; m * L <= C; ++m) {
+              zt *= z;
+              mean += zt;
+              second += R(2 * m - 1) * zt;
+            }
+            R zc = z;
+            for (std::int64_t s = 2; C - s * L >= 1; ++s) {
+              zc *= z;
+              second += 2 * R(d) * R(s - 1) * zc * R(C - s * L);
+            }
+          }
+          const auto model = exact_padding_bernoulli(C, d, db, trailing);
+          INFO("C = " << C << ", d = " << d << ", delta bits " << db << ", trailing " << trailing);
+          CHECK(std::abs(model.mean - double(mean)) <= 1e-12 * std::max(1.0, double(mean)));
+          // The variance is a difference of two sums of about mean²: compare on that scale.
+          CHECK(std::abs(model.variance - double(second - mean * mean)) <=
+                1e-12 * std::max(1.0, double(second)));
+        }
+}
