@@ -1252,15 +1252,16 @@ void register_format_commands(CLI::App& app) {
         analysis::PatternSpec spec;
         spec.kind = analysis::Pattern::exact_nnz;
         spec.density = *dens;
-        const double row_nnz = std::ceil(*dens * static_cast<double>(*cols));
-        memory_budget().require(static_cast<std::uint64_t>(row_nnz * static_cast<double>(*rows)) * (sizeof(T) + 4) +
-                                    static_cast<std::uint64_t>(*rows + 1) * 8,
+        // exact_nnz rows: ceil(d · cols) nonzeros each (at most 2^31 · 2^24, so the product fits).
+        const auto rows_u = static_cast<std::uint64_t>(*rows), cols_u = static_cast<std::uint64_t>(*cols);
+        const std::uint64_t nnz =
+            static_cast<std::uint64_t>(std::ceil(*dens * static_cast<double>(*cols))) * rows_u;
+        memory_budget().require(nnz * (sizeof(T) + 4) + (rows_u + 1) * 8,
                                 fmt::format("demo: generating {} x {} at density {}", *rows, *cols, *dens));
         // The check verify_within_budget makes after encoding, made here too, so a matrix too large
         // to verify is refused before the seconds of generating and encoding it.
         memory_budget().require(
-            macko_verify_bytes<T>(static_cast<std::uint64_t>(*rows), static_cast<std::uint64_t>(*cols),
-                                  static_cast<std::uint64_t>(row_nnz) * static_cast<std::uint64_t>(*rows), 1),
+            macko_verify_bytes<T>(rows_u, cols_u, nnz, 1),
             fmt::format("demo: verifying a {} x {} matrix at density {}", *rows, *cols, *dens));
         const SparseRows<T> m = analysis::generate<T>(spec, *rows, *cols, *seed);
         const MackoParams p = params_of(*o);
