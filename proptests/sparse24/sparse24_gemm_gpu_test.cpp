@@ -5,16 +5,18 @@
 //      group, both selectors, bf16 and fp16; integer data, so hardware and model must agree exactly.
 //   2. gemm: the kernel against the double oracle within the derived bound
 //      (reference/sparse24/sparse24_gemm_model.hpp: ErrorBound) on fresh random data over fixed and
-//      random ragged shapes, every mma.sp tile of kTiles, bf16/fp16 in, fp32 / 16-bit out. C is poisoned (NaN) first;
-//      the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
+//      random ragged shapes, every mma.sp tile of kTiles, bf16/fp16 in, fp32 / 16-bit out. C is poisoned
+//      (NaN) first; the columns between N and ldc must stay poisoned; B's columns between N and ldb hold NaN.
 //   3. --perf: TFLOP/s (2MNK / median time, bf16 -> bf16) at 4096³ and 8192³ for every tile.
 //   4. on an sm_90 device: the wgmma.sp tiles of kTiles on the same checks (--no-hopper skips them);
 //      their results are reported in their own summary line.
 //   5. on an sm_90 device: split-K launches on two streams at once and replayed from a CUDA graph,
 //      bit for bit equal to the same launches run alone.
-// Options: --seed S (replay), --quick (fewer shapes), --perf, --no-hopper, --tile SUBSTR (only the
-// tiles whose name contains SUBSTR, in the checks and in --perf), --streams-only (section 5 alone:
-// what compute-sanitizer runs over the scratch memory's stream order).
+// Options: --seed S (replay), --quick (fewer shapes), --perf, --no-hopper, --tile NAME (only the
+// tile of that name, or else the tiles whose name contains NAME, in the checks and in --perf),
+// --list-tiles (the names, one a line, no device needed: scripts/device_run.sh sanitizes each
+// tile in a process of its own), --streams-only (section 5 alone: what compute-sanitizer runs
+// over the scratch memory's stream order).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -289,10 +291,23 @@ std::vector<s24::gpu::Tile> tiles_of(bool wgmma) {
   return out;
 }
 
-// --tile SUBSTR keeps the tiles whose name contains SUBSTR (e.g. "pipe", "256x128", "wgmma",
-// "tma-store"), mma.sp and (with --hopper) wgmma.sp alike.
+// --tile NAME keeps the tile named NAME; a NAME that is no tile's whole name keeps the tiles whose
+// name contains it (e.g. "pipe", "256x128", "wgmma", "tma-store"), mma.sp and (with --hopper)
+// wgmma.sp alike. The whole name matters where one name holds another: the tall tile's is part of
+// the tall TMA-store tile's.
 std::string g_tile_filter;
-bool tile_selected(s24::gpu::Tile t) { return s24::gpu::to_string(t).find(g_tile_filter) != std::string::npos; }
+std::vector<std::string> tile_names() {
+  std::vector<std::string> out;
+  for (const bool wgmma : {false, true})
+    for (const auto t : tiles_of(wgmma)) out.push_back(s24::gpu::to_string(t));
+  return out;
+}
+bool tile_selected(s24::gpu::Tile t) {
+  const std::string name = s24::gpu::to_string(t);
+  const auto names = tile_names();
+  if (std::find(names.begin(), names.end(), g_tile_filter) != names.end()) return name == g_tile_filter;
+  return name.find(g_tile_filter) != std::string::npos;
+}
 
 int gemm_shape(const Shape& sh, std::mt19937& rng, bool all_combos) {
   using s24::gpu::Tile;
@@ -405,8 +420,14 @@ int main(int argc, char** argv) {
     else if (a == "--streams-only") streams_only = true;
     else if (a == "--seed" && i + 1 < argc) seed = static_cast<std::uint32_t>(std::stoul(argv[++i]));
     else if (a == "--tile" && i + 1 < argc) g_tile_filter = argv[++i];
-    else {
-      std::printf("usage: %s [--seed S] [--quick] [--perf] [--no-hopper] [--tile SUBSTR] [--streams-only]\n", argv[0]);
+    else if (a == "--list-tiles") {
+      for (const auto& n : tile_names()) std::printf("%s\n", n.c_str());
+      return 0;
+    } else {
+      std::printf(
+          "usage: %s [--seed S] [--quick] [--perf] [--no-hopper] [--tile NAME] [--list-tiles] "
+          "[--streams-only]\n",
+          argv[0]);
       return 2;
     }
   }
