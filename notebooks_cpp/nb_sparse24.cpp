@@ -23,7 +23,8 @@ struct GemmRow {
   std::string gpu, kernel, weight_shape, value_type, check, file;
   std::int64_t m = 0, n = 0, k = 0;
   double median_us = 0, tflops = 0;
-  int rest_ms = 0;  // ws_bench_sparse24 --rest-ms: 0 for the sustained state (bench/README.md, power state)
+  double sm_mhz = 0;  // the series' median sampled SM clock (0: not recorded)
+  int rest_ms = 0;    // ws_bench_sparse24 --rest-ms: 0 for the sustained state (bench/README.md, power state)
 };
 
 // The power state a row was measured in, as a heading suffix: results of the two states are never
@@ -45,6 +46,137 @@ int kernel_rank(const std::string& k) {
 std::string case_label(const GemmRow& r) {
   if (r.m == r.n && r.n == r.k && (r.weight_shape == "cube" || r.weight_shape.empty())) return fmt::format("{}^3", r.m);
   return fmt::format("{}x{} n={}", r.m, r.k, r.n);
+}
+
+// One GPU and power state as the tables show it: its cases in order, each case's kernels from the
+// newest run that measured the case.
+struct StateCases {
+  std::vector<std::string> cases;
+  std::map<std::string, std::map<std::string, GemmRow>> at;  // case -> kernel -> row
+};
+
+// The warpsparse kernel a case counts (the target's): the fastest one that passed its check.
+const GemmRow* best_warpsparse(const std::map<std::string, GemmRow>& byk) {
+  const GemmRow* best = nullptr;
+  for (const auto& [k, r] : byk)
+    if (k.rfind("warpsparse", 0) == 0 && (r.check.empty() || r.check == "pass") &&
+        (!best || r.tflops > best->tflops))
+      best = &r;
+  return best;
+}
+
+// Where one GPU has both power states: does each kernel's time follow the SM clock? Each point is a
+// case measured in both, at (rested clock / sustained clock, sustained time / rested time) for the
+// same kernel, so a kernel bound by its SMs' clock sits on the diagonal and one bound elsewhere
+// (memory) on the horizontal line. Tokens (N) tell the series apart, cuSPARSELt and ours side by side.
+void clock_section(Report& rep, const std::string& gpu, const StateCases& sus, const StateCases& rest,
+                   int index) {
+  auto group_of = [](const GemmRow& r) {
+    return case_label(r).find('^') != std::string::npos ? std::string("cubes") : fmt::format("N = {}", r.n);
+  };
+  auto order_of = [](const std::string& g) {
+    return g == "cubes" ? std::int64_t(1) << 40 : std::stoll(g.substr(4));
+  };
+  struct Point {
+    double clock, speed;
+  };
+  // side 0: cuSPARSELt, 1: ours; group -> points
+  std::map<std::string, std::vector<Point>> pts[2];
+  std::map<std::string, std::vector<double>> speeds[2];
+  for (const auto& c : rest.cases) {
+    const auto s_it = sus.at.find(c);
+    if (s_it == sus.at.end()) continue;
+    const auto& rk = rest.at.at(c);
+    const auto& sk = s_it->second;
+    const GemmRow* pairs[2][2] = {{nullptr, nullptr}, {best_warpsparse(sk), best_warpsparse(rk)}};
+    if (const auto a = sk.find("cusparselt"), b = rk.find("cusparselt"); a != sk.end() && b != rk.end())
+      pairs[0][0] = &a->second, pairs[0][1] = &b->second;
+    for (int side = 0; side < 2; ++side) {
+      const GemmRow* a = pairs[side][0];
+      const GemmRow* b = pairs[side][1];
+      if (!a || !b) continue;
+      const std::string g = group_of(*b);
+      const double speed = a->median_us / b->median_us;
+      speeds[side][g].push_back(speed);
+      if (a->sm_mhz > 0 && b->sm_mhz > 0) pts[side][g].push_back({b->sm_mhz / a->sm_mhz, speed});
+    }
+  }
+  if (speeds[0].empty() || speeds[1].empty()) return;
+  rep.heading(gpu + ": does each kernel's time follow the SM clock?");
+  rep.para(
+      "The same cases in both power states: sustained (series back to back, the board at its power cap and "
+      "the "
+      "clock lowered) and rested (idle first, a short series at a higher clock). A kernel whose time is set "
+      "by "
+      "its SMs' clock runs faster rested in proportion to the clock; one set by memory does not. Where one "
+      "kernel follows the clock and the other does not, its share of the other's rate differs between the "
+      "states.");
+  std::vector<std::string> groups;
+  for (const auto& [g, v] : speeds[1]) groups.push_back(g);
+  std::sort(groups.begin(), groups.end(),
+            [&](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
+  const char* colours[] = {"#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#8c564b"};
+  Plot fig;
+  fig.name = fmt::format("clock_scaling{}", index ? fmt::format("_{}", index) : "");
+  fig.title = fmt::format("{}: time gained rested against the clock gained, case by case", gpu);
+  fig.layout = "1,2";
+  fig.width = 1400;
+  fig.height = 650;
+  double hi = 1.05;
+  for (const auto& side : pts)
+    for (const auto& [g, v] : side)
+      for (const auto& p : v) hi = std::max({hi, p.clock, p.speed});
+  hi = std::ceil(hi * 20.0) / 20.0 + 0.05;
+  for (int side = 0; side < 2; ++side) {
+    Plot p;
+    p.title = side == 0 ? "cuSPARSELt" : "warpsparse (the kernel each case counts)";
+    p.xlabel = "SM clock, rested / sustained";
+    p.ylabel = "speed, rested / sustained (time ratio)";
+    p.key = "top left";
+    p.xrange = p.yrange = fmt::format("[0.85:{}]", hi);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const auto it = pts[side].find(groups[i]);
+      if (it == pts[side].end()) continue;
+      Series s;
+      s.title = groups[i];
+      s.style = "points";
+      s.extra = fmt::format("pt 7 ps 1.3 lc rgb '{}'", colours[i % 6]);
+      for (const auto& q : it->second) {
+        s.x.push_back(q.clock);
+        s.y.push_back(q.speed);
+      }
+      p.series.push_back(s);
+    }
+    Series follows, ignores;
+    follows.x = ignores.x = {0.85, hi};
+    follows.y = {0.85, hi};
+    ignores.y = {1.0, 1.0};
+    follows.extra = "lw 1.2 dt 2 lc rgb '#444444'";
+    ignores.extra = "lw 1.2 dt 3 lc rgb '#444444'";
+    p.series.push_back(follows);
+    p.series.push_back(ignores);
+    fig.panels.push_back(p);
+  }
+  rep.figure(
+      fig,
+      "Each point: one case measured in both states, the kernel's own sampled SM clock and median time. "
+      "Dashed diagonal: time follows the clock; dotted line at 1: time ignores it.");
+  std::vector<std::vector<std::string>> t;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? std::nan("") : v[v.size() / 2];
+  };
+  for (const auto& g : groups) {
+    std::vector<double> clocks;
+    for (const auto& q : pts[1][g]) clocks.push_back(q.clock);
+    t.push_back({g, std::to_string(speeds[1][g].size()), clocks.empty() ? "-" : num(median(clocks), 2),
+                 speeds[0].count(g) ? num(median(speeds[0][g]), 2) : "-", num(median(speeds[1][g]), 2)});
+  }
+  rep.table(
+      {"tokens", "cases", "our clock, rested / sustained (median)", "cuSPARSELt speed, rested / sustained",
+       "ours"},
+      t,
+      "Medians over the cases of each token count; speed is the sustained median time over the rested one.");
 }
 
 // One row of ws_mma_sp_peak (bench/mma_sp_peak.cu): mma.sp m16n8k32 on register operands only.
@@ -175,6 +307,8 @@ std::string sparse24(const Options& o) {
       r.n = static_cast<std::int64_t>(bench_results::to_d(t.get(f, "n")));
       r.k = static_cast<std::int64_t>(bench_results::to_d(t.get(f, "k")));
       r.median_us = bench_results::to_d(t.get(f, "median_us"));
+      r.sm_mhz = bench_results::to_d(t.get(f, "sm_mhz_median"));
+      if (!std::isfinite(r.sm_mhz) || r.sm_mhz <= 0) r.sm_mhz = 0;
       r.rest_ms = rest_ms_of(t, f);
       if (r.kernel.empty() || r.m <= 0 || r.n <= 0 || r.k <= 0 || !std::isfinite(r.median_us) || r.median_us <= 0) {
         ++skipped;
@@ -208,6 +342,7 @@ std::string sparse24(const Options& o) {
   for (const auto& r : rows) groups.insert({r.gpu, r.rest_ms});
   std::string answer;
   int gi = 0;
+  std::map<std::pair<std::string, int>, StateCases> states;
   for (const auto& [gpu, rest_ms] : groups) {
     rep.heading(gpu + ", " + state_label(rest_ms));
     // Each case from the newest run of this GPU and state that measured it, all of that run's kernels
@@ -222,8 +357,9 @@ std::string sparse24(const Options& o) {
         std::string& n = newest[case_label(r)];
         n = std::max(n, r.file);
       }
-    std::vector<std::string> cases;
-    std::map<std::string, std::map<std::string, GemmRow>> at;  // case -> kernel -> row
+    StateCases& state = states[{gpu, rest_ms}];
+    std::vector<std::string>& cases = state.cases;
+    auto& at = state.at;
     std::vector<std::string> kernels;
     for (const auto& r : rows) {
       if (r.gpu != gpu || r.rest_ms != rest_ms || r.file != newest[case_label(r)]) continue;
@@ -365,13 +501,14 @@ std::string sparse24(const Options& o) {
           continue;
         }
         std::string cell = num(it->second.tflops, 1);
-        if (lt != byk.end() && k != "cusparselt") cell += " (" + pct(it->second.tflops / lt->second.tflops, 0) + ")";
-        if (lt != byk.end() && k.rfind("warpsparse", 0) == 0 && (it->second.check.empty() || it->second.check == "pass"))
-          best_frac = std::max(best_frac, it->second.tflops / lt->second.tflops);
+        if (lt != byk.end() && k != "cusparselt")
+          cell += " (" + pct(it->second.tflops / lt->second.tflops, 0) + ")";
         if (!it->second.check.empty() && it->second.check != "pass") cell += " FAIL";
         r.push_back(cell);
       }
       t.push_back(r);
+      if (const GemmRow* best = best_warpsparse(byk); best && lt != byk.end())
+        best_frac = best->tflops / lt->second.tflops;
       if (best_frac > 0) fracs.push_back({best_frac, c});
     }
     if (!fracs.empty()) {
@@ -441,6 +578,15 @@ std::string sparse24(const Options& o) {
       }
     if (rest_ms == 0) peak_section(rep, o, gpu, gpu_dir, best_mma, gi - 1);
   }
+  // Each GPU measured in both power states: the sustained state against its first rested one.
+  int ci = 0;
+  for (const auto& [key, sus] : states)
+    if (key.second == 0)
+      for (const auto& [rkey, rest] : states)
+        if (rkey.first == key.first && rkey.second > 0) {
+          clock_section(rep, key.first, sus, rest, ci++);
+          break;
+        }
   rep.lead(question, (answer.empty() ? std::string("No case has cuSPARSELt beside a warpsparse kernel") : answer) +
                          (failed ? fmt::format(". {} row(s) failed their correctness check and are marked FAIL in "
                                                "figures and tables",

@@ -264,14 +264,20 @@ TEST_CASE("notebook 6 sets the best mma.sp GEMM against ws_mma_sp_peak's ceiling
   CHECK(has(md, "the best GEMM at 8192^3 is 80% of that"));
 }
 
+// A 2:4 results file in root's Test_GPU folder with the columns of the power states written.
+std::ofstream states_csv(const fs::path& root) {
+  const fs::path g = root / "results" / "Test_GPU";
+  fs::create_directories(g);
+  std::ofstream c(g / "sparse24_20260103T000000Z.csv");
+  c << "gpu,kernel,m,n,k,weight_shape,value_type,median_us,check,iters,rest_ms,sm_mhz_median\n";
+  return c;
+}
+
 TEST_CASE("notebook 6 keeps rows of the rested and the sustained power state apart") {
   const fs::path root = scratch("nb6_states");
   const auto o = options(root);
-  const fs::path g = root / "results" / "Test_GPU";
-  fs::create_directories(g);
   {
-    std::ofstream c(g / "sparse24_20260103T000000Z.csv");
-    c << "gpu,kernel,m,n,k,weight_shape,value_type,median_us,check,iters,rest_ms,sm_mhz_median\n";
+    std::ofstream c = states_csv(root);
     // 268.435456 us is 1 TFLOP/s at 512^3; the rested run is twice as fast.
     c << "Test GPU,cusparselt,512,512,512,cube,bf16,268.435456,pass,200,,1400\n";
     c << "Test GPU,cusparselt,512,512,512,cube,bf16,134.217728,pass,50,3000,1980\n";
@@ -282,6 +288,32 @@ TEST_CASE("notebook 6 keeps rows of the rested and the sustained power state apa
   // Each state's table holds its own row: 1.0 and 2.0 TFLOP/s, never one overwriting the other.
   CHECK(has(h, "<td>1.0</td>"));
   CHECK(has(h, "<td>2.0</td>"));
+}
+
+TEST_CASE("notebook 6 sets each kernel's gain from sustained to rested against its clock's") {
+  const fs::path root = scratch("nb6_clock");
+  const auto o = options(root);
+  std::ofstream c = states_csv(root);
+  // Sustained at 1400 MHz; 8192 x 512 x 4096 is never measured rested: no pair, left out.
+  c << "Test GPU,cusparselt,4096,512,4096,4096x4096,bf16,40,pass,200,,1400\n";
+  c << "Test GPU,warpsparse_wgmma_sp_tall_tma_store,4096,512,4096,4096x4096,bf16,42,pass,200,,1400\n";
+  c << "Test GPU,cusparselt,8192,512,4096,8192x4096,bf16,80,pass,200,,1400\n";
+  c << "Test GPU,warpsparse_wgmma_sp_tall_tma_store,8192,512,4096,8192x4096,bf16,84,pass,200,,1400\n";
+  SECTION("both power states") {
+    // Rested at 1980 MHz (clock ratio 1.41): cuSPARSELt twice as fast, ours as fast as sustained.
+    c << "Test GPU,cusparselt,4096,512,4096,4096x4096,bf16,20,pass,50,3000,1980\n";
+    c << "Test GPU,warpsparse_wgmma_sp_tall_tma_store,4096,512,4096,4096x4096,bf16,42,pass,50,3000,1980\n";
+    c.close();
+    const std::string md = slurp(fs::path(sparse24(o)).replace_extension(".md"));
+    CHECK(has(md, "Test GPU: does each kernel's time follow the SM clock?"));
+    CHECK(has(md, "| N = 512 | 1 | 1.41 | 2.00 | 1.00 |"));
+  }
+  SECTION("one power state: no clock section") {
+    c.close();
+    const std::string md = slurp(fs::path(sparse24(o)).replace_extension(".md"));
+    CHECK(has(md, "sustained state"));
+    CHECK_FALSE(has(md, "follow the SM clock"));
+  }
 }
 
 TEST_CASE("notebook 6 takes each case from the newest run that measured it, whole") {
