@@ -5,6 +5,7 @@
 // where ws_mma_sp_peak wrote mma_sp_peak*.csv into the same <gpu> folder, mma.sp's own ceiling.
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -43,9 +44,11 @@ int kernel_rank(const std::string& k) {
 
 // A benchmark case: the cubes (weight_shape "cube") as size^3, the LLM cases as weight M x K with N tokens
 // (a 4096 x 4096 weight at N = 4096 is a different case from the 4096^3 cube, though the sizes agree).
+bool is_cube(const GemmRow& r) {
+  return r.m == r.n && r.n == r.k && (r.weight_shape == "cube" || r.weight_shape.empty());
+}
 std::string case_label(const GemmRow& r) {
-  if (r.m == r.n && r.n == r.k && (r.weight_shape == "cube" || r.weight_shape.empty())) return fmt::format("{}^3", r.m);
-  return fmt::format("{}x{} n={}", r.m, r.k, r.n);
+  return is_cube(r) ? fmt::format("{}^3", r.m) : fmt::format("{}x{} n={}", r.m, r.k, r.n);
 }
 
 // One GPU and power state as the tables show it: its cases in order, each case's kernels from the
@@ -71,31 +74,34 @@ const GemmRow* best_warpsparse(const std::map<std::string, GemmRow>& byk) {
 // (memory) on the horizontal line. Tokens (N) tell the series apart, cuSPARSELt and ours side by side.
 void clock_section(Report& rep, const std::string& gpu, const StateCases& sus, const StateCases& rest,
                    int index) {
-  auto group_of = [](const GemmRow& r) {
-    return case_label(r).find('^') != std::string::npos ? std::string("cubes") : fmt::format("N = {}", r.n);
-  };
-  auto order_of = [](const std::string& g) {
-    return g == "cubes" ? std::int64_t(1) << 40 : std::stoll(g.substr(4));
+  // Series and table rows by token count, the cubes last.
+  constexpr std::int64_t kCubes = std::numeric_limits<std::int64_t>::max();
+  auto group_of = [](const GemmRow& r) { return is_cube(r) ? kCubes : r.n; };
+  auto label_of = [](std::int64_t g) {
+    return g == kCubes ? std::string("cubes") : fmt::format("N = {}", g);
   };
   struct Point {
     double clock, speed;
   };
   // side 0: cuSPARSELt, 1: ours; group -> points
-  std::map<std::string, std::vector<Point>> pts[2];
-  std::map<std::string, std::vector<double>> speeds[2];
+  std::map<std::int64_t, std::vector<Point>> pts[2];
+  std::map<std::int64_t, std::vector<double>> speeds[2];
   for (const auto& c : rest.cases) {
     const auto s_it = sus.at.find(c);
     if (s_it == sus.at.end()) continue;
     const auto& rk = rest.at.at(c);
     const auto& sk = s_it->second;
-    const GemmRow* pairs[2][2] = {{nullptr, nullptr}, {best_warpsparse(sk), best_warpsparse(rk)}};
-    if (const auto a = sk.find("cusparselt"), b = rk.find("cusparselt"); a != sk.end() && b != rk.end())
-      pairs[0][0] = &a->second, pairs[0][1] = &b->second;
+    // [side][state]: the row sustained (0) and rested (1)
+    const GemmRow* row[2][2] = {{nullptr, nullptr}, {best_warpsparse(sk), best_warpsparse(rk)}};
+    if (const auto a = sk.find("cusparselt"), b = rk.find("cusparselt"); a != sk.end() && b != rk.end()) {
+      row[0][0] = &a->second;
+      row[0][1] = &b->second;
+    }
     for (int side = 0; side < 2; ++side) {
-      const GemmRow* a = pairs[side][0];
-      const GemmRow* b = pairs[side][1];
+      const GemmRow* a = row[side][0];
+      const GemmRow* b = row[side][1];
       if (!a || !b) continue;
-      const std::string g = group_of(*b);
+      const std::int64_t g = group_of(*b);
       const double speed = a->median_us / b->median_us;
       speeds[side][g].push_back(speed);
       if (a->sm_mhz > 0 && b->sm_mhz > 0) pts[side][g].push_back({b->sm_mhz / a->sm_mhz, speed});
@@ -105,16 +111,12 @@ void clock_section(Report& rep, const std::string& gpu, const StateCases& sus, c
   rep.heading(gpu + ": does each kernel's time follow the SM clock?");
   rep.para(
       "The same cases in both power states: sustained (series back to back, the board at its power cap and "
-      "the "
-      "clock lowered) and rested (idle first, a short series at a higher clock). A kernel whose time is set "
-      "by "
-      "its SMs' clock runs faster rested in proportion to the clock; one set by memory does not. Where one "
-      "kernel follows the clock and the other does not, its share of the other's rate differs between the "
-      "states.");
-  std::vector<std::string> groups;
+      "the clock lowered) and rested (idle first, a short series at a higher clock). A kernel whose time is "
+      "set by its SMs' clock runs faster rested in proportion to the clock; one set by memory does not. "
+      "Where one kernel follows the clock and the other does not, its share of the other's rate differs "
+      "between the states.");
+  std::vector<std::int64_t> groups;  // ascending: the cubes last
   for (const auto& [g, v] : speeds[1]) groups.push_back(g);
-  std::sort(groups.begin(), groups.end(),
-            [&](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
   const char* colours[] = {"#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#8c564b"};
   Plot fig;
   fig.name = fmt::format("clock_scaling{}", index ? fmt::format("_{}", index) : "");
@@ -138,7 +140,7 @@ void clock_section(Report& rep, const std::string& gpu, const StateCases& sus, c
       const auto it = pts[side].find(groups[i]);
       if (it == pts[side].end()) continue;
       Series s;
-      s.title = groups[i];
+      s.title = label_of(groups[i]);
       s.style = "points";
       s.extra = fmt::format("pt 7 ps 1.3 lc rgb '{}'", colours[i % 6]);
       for (const auto& q : it->second) {
@@ -169,7 +171,8 @@ void clock_section(Report& rep, const std::string& gpu, const StateCases& sus, c
   for (const auto& g : groups) {
     std::vector<double> clocks;
     for (const auto& q : pts[1][g]) clocks.push_back(q.clock);
-    t.push_back({g, std::to_string(speeds[1][g].size()), clocks.empty() ? "-" : num(median(clocks), 2),
+    t.push_back({label_of(g), std::to_string(speeds[1][g].size()),
+                 clocks.empty() ? "-" : num(median(clocks), 2),
                  speeds[0].count(g) ? num(median(speeds[0][g]), 2) : "-", num(median(speeds[1][g]), 2)});
   }
   rep.table(
@@ -493,7 +496,6 @@ std::string sparse24(const Options& o) {
       std::vector<std::string> r = {c};
       if (!one_run) r.push_back(file);
       const auto lt = byk.find("cusparselt");
-      double best_frac = 0;
       for (const auto& k : kernels) {
         const auto it = byk.find(k);
         if (it == byk.end()) {
@@ -508,8 +510,7 @@ std::string sparse24(const Options& o) {
       }
       t.push_back(r);
       if (const GemmRow* best = best_warpsparse(byk); best && lt != byk.end())
-        best_frac = best->tflops / lt->second.tflops;
-      if (best_frac > 0) fracs.push_back({best_frac, c});
+        fracs.push_back({best->tflops / lt->second.tflops, c});
     }
     if (!fracs.empty()) {
       std::sort(fracs.begin(), fracs.end());
