@@ -41,7 +41,8 @@ while [ $# -gt 0 ]; do
         # tile under racecheck, so each tile runs in a process of its own, side by side (about 100 s
         # in all on an H100); the test lists its tiles.
         if [ "$(basename "$t")" = sparse24_gemm_gpu_test ]; then
-          mapfile -t tiles < <("$t" --list-tiles)
+          names=$("$t" --list-tiles) || { echo "== $(basename "$t") --list-tiles failed"; status=1; continue; }
+          mapfile -t tiles <<< "$names"
           for tool in memcheck racecheck; do
             for i in "${!tiles[@]}"; do
               log="$OUT/san_${tool}_sparse24_gemm_gpu_test_tile$i.log"
