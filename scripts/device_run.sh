@@ -37,9 +37,10 @@ while [ $# -gt 0 ]; do
         # The programs named *_large_gpu_* (the MACKO test past 2^31 elements) are left out: under
         # the sanitizers their launches over 5 GB would take most of the device budget.
         case $(basename "$t") in *_large_gpu_*) continue ;; esac
-        # The 2:4 GEMM test is no property test (no RC_PARAMS): its --quick cases take minutes per
-        # tile under racecheck, so each tile runs in a process of its own, side by side (about 100 s
-        # in all on an H100); the test lists its tiles.
+        # The 2:4 GEMM test is no property test (no RC_PARAMS): under racecheck its --quick cases
+        # take 74-101 s per tile on an H100, about 7 minutes for all five in one process, so each
+        # tile runs in a process of its own, side by side (about 100 s in all); the test lists its
+        # tiles. It is the one GPU program built from tiles, hence the case by name.
         if [ "$(basename "$t")" = sparse24_gemm_gpu_test ]; then
           names=$("$t" --list-tiles) || { echo "== $(basename "$t") --list-tiles failed"; status=1; continue; }
           mapfile -t tiles <<< "$names"
