@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
         # the sanitizers their launches over 5 GB would take most of the device budget.
         case $(basename "$t") in *_large_gpu_*) continue ;; esac
         # The 2:4 GEMM test is no property test (no RC_PARAMS): under racecheck its --quick cases
-        # take 74-101 s per tile on an H100, about 7 minutes for all five in one process, so each
+        # take 74-101 s per tile on an H100, about 7 minutes for five tiles in one process, so each
         # tile runs in a process of its own, side by side (about 100 s in all); the test lists its
         # tiles. It is the one GPU program built from tiles, hence the case by name.
         if [ "$(basename "$t")" = sparse24_gemm_gpu_test ]; then

@@ -20,13 +20,23 @@ enum class Elem : std::uint8_t { kFp16 = 0, kBf16 = 1, kFp32 = 2 };
 //     epilogue for 16-bit C with ldc % 8 == 0 and a 16-byte aligned base (other outputs take
 //     kHopperTall's path).
 //   kHopperTall: the same kernel with direct stores.
+//   kHopperTallPair: kHopperTallStore launched in clusters of two CTAs on adjacent tiles of one
+//     tile row, which multicast A to each other (A leaves L2 once per two tiles), where the
+//     schedule allows (SplitPlan::clusters), and kHopperTallStore elsewhere.
 //   kHopperSquareStore: the same kernel with a 128x128x64 tile (half a tall tile's work), for
 //     problems whose tall tiles leave SMs idle.
 //   kTallPipe: the mma.sp kernel (sparse24_gemm.cu; sm_80+): the 256x128x64 tile of ScheduleTall,
 //     8 warps of 64x64, 3 cp.async stages, software-pipelined fragments.
 //   kAuto (gemm()'s default): auto_tile() below.
 // The wgmma.sp tiles' rows and columns are the Shape the kernel is instantiated with.
-enum class Tile : std::uint8_t { kAuto, kHopperTallStore, kHopperTall, kHopperSquareStore, kTallPipe };
+enum class Tile : std::uint8_t {
+  kAuto,
+  kHopperTallStore,
+  kHopperTall,
+  kHopperTallPair,
+  kHopperSquareStore,
+  kTallPipe
+};
 
 struct TileInfo {
   Tile tile;
@@ -39,19 +49,24 @@ struct TileInfo {
 inline constexpr TileInfo kTiles[] = {
     {Tile::kHopperTallStore, "hopper_tall_store", "warpsparse_wgmma_sp_tall_tma_store",
      "wgmma.sp-256x128x64/s4/persistent/tma-store", true, kTallRows, kTileCols},
-    {Tile::kHopperTall, "hopper_tall", "warpsparse_wgmma_sp_tall", "wgmma.sp-256x128x64/s4/persistent", true, kTallRows, kTileCols},
+    {Tile::kHopperTall, "hopper_tall", "warpsparse_wgmma_sp_tall", "wgmma.sp-256x128x64/s4/persistent", true,
+     kTallRows, kTileCols},
+    {Tile::kHopperTallPair, "hopper_tall_pair", "warpsparse_wgmma_sp_tall_pair_tma_store",
+     "wgmma.sp-256x128x64/s4/persistent/tma-store/pair", true, kTallRows, kTileCols},
     {Tile::kHopperSquareStore, "hopper_square_store", "warpsparse_wgmma_sp_square_tma_store",
      "wgmma.sp-128x128x64/s4/persistent/tma-store", true, kSquareRows, kTileCols},
-    {Tile::kTallPipe, "tall_pipe", "warpsparse_mma_sp_tall_pipe", "256x128x64/s3/pipe", false, kTallRows, kTileCols},
+    {Tile::kTallPipe, "tall_pipe", "warpsparse_mma_sp_tall_pipe", "256x128x64/s3/pipe", false, kTallRows,
+     kTileCols},
 };
 
 // The tile gemm() runs for kAuto on an M x N x K product (K padded to `ktiles` tiles of 64) on the
 // device `d`: the wgmma.sp kernel on a compute capability 9.0 device (K > 0: TMA cannot describe an
-// empty B), with the rows choose_tile_rows picks; the mma.sp kernel elsewhere.
+// empty B), with the rows choose_tile_rows picks and, for tall tiles, clusters of two where
+// choose_pairs says; the mma.sp kernel elsewhere.
 inline Tile auto_tile(const DeviceFacts& d, long long m, long long n, long long k, int ktiles) {
   if (d.cc_major != 9 || d.cc_minor != 0 || k <= 0) return Tile::kTallPipe;
-  return choose_tile_rows(m, n, k, ktiles, d) == kSquareRows ? Tile::kHopperSquareStore
-                                                             : Tile::kHopperTallStore;
+  if (choose_tile_rows(m, n, k, ktiles, d) == kSquareRows) return Tile::kHopperSquareStore;
+  return choose_pairs(m, n, k, ktiles, d) ? Tile::kHopperTallPair : Tile::kHopperTallStore;
 }
 
 // The table's line of a tile (not kAuto); throws Error otherwise.

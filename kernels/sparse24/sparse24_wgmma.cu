@@ -141,6 +141,36 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
+// The same load into the same shared-memory offset of every CTA of the cluster in `mask`, each of
+// whose barrier at `bar` receives the bytes.
+__device__ __forceinline__ void tma_load_2d_multicast(std::uint32_t dst, const CUtensorMap* map, int c0,
+                                                      int c1, std::uint32_t bar, std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+__device__ __forceinline__ std::uint32_t cluster_rank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// An arrival on the barrier at the same offset in CTA `rank` of the cluster, with the default
+// semantics (as CUTLASS's cluster barriers arrive): the consumer has waited for its wgmma group, so
+// its reads of the stage are done. With `.release.cluster` the pair tile ran at half speed (H100).
+__device__ __forceinline__ void mbar_arrive_remote(std::uint32_t bar, std::uint32_t rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+// Every thread of the cluster: arrive, then wait for all the others.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
 // TMA store of one box from shared memory, tracked by the issuing thread's bulk group.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32_t src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
@@ -254,12 +284,17 @@ __device__ __forceinline__ void for_each_acc_pair(const float (&acc)[kMB][kAccN]
 
 // kTmaStore: 16-bit outputs leave through shared memory and TMA stores (which clip at M and N), so
 // the consumers go on to the next tile while the stores drain. kTileM picks the tile (Shape).
-template <bool kBf16, class TOut, int kStages, bool kTmaStore, int kTileM>
+// kCluster 2: the launch is in clusters of two CTAs on adjacent tiles of one tile row
+// (SplitPlan::clusters); each producer loads half of the A rows both need and multicasts it, so
+// A's bytes leave L2 once per cluster, and a stage is refilled only when the consumers of both CTAs
+// are done with it (each consumer warp also arrives on the other CTA's empty barrier).
+template <bool kBf16, class TOut, int kStages, bool kTmaStore, int kTileM, int kCluster>
 __global__ void __launch_bounds__(kThreads, 1)
-    sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                          const __grid_constant__ CUtensorMap map_c,
-                          const std::uint16_t* __restrict__ e, TOut* __restrict__ c, float* __restrict__ partials,
-                          int m, int n, int rows_padded, int ldc, SplitPlan plan) {
+    sparse24_wgmma_kernel(const __grid_constant__ CUtensorMap map_a,
+                          const __grid_constant__ CUtensorMap map_b,
+                          const __grid_constant__ CUtensorMap map_c, const std::uint16_t* __restrict__ e,
+                          TOut* __restrict__ c, float* __restrict__ partials, int m, int n, int rows_padded,
+                          int ldc, SplitPlan plan) {
 #if defined(WS_SPARSE24_WGMMA_ENABLED)
   using S = Shape<kTileM>;
   constexpr int kBM = S::kBM, kBN = S::kBN, kMB = S::kMBlocks, kAccN = S::kAccRegs;
@@ -283,7 +318,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // group, the segments of its group's range: K tiles [kb, ke) of its tile of tail unit r, whose
   // fp32 partials go to `partials` (tile-local, kBM x kBN per slot) for sparse24_tail_kernel to add
   // in group order. slot -1: stored directly (a whole tile, or a tail tile one group covers alone).
+  static_assert(kCluster == 1 || kCluster == 2, "clusters of one or two CTAs");
   const int whole = static_cast<int>(plan.whole), cta = static_cast<int>(blockIdx.x);
+  const std::uint32_t rank = kCluster > 1 ? cluster_rank() : 0u;
   const int my_whole = cta < whole ? (whole - 1 - cta) / static_cast<int>(gridDim.x) + 1 : 0;
   const int col = cta % plan.width, grp = cta / plan.width;
   const bool sharer = plan.split() && grp < plan.groups;
@@ -295,7 +332,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     int kb, ke, slot;
   };
   auto unit_of = [&](int i) {
-    if (i < my_whole) return Unit{plan.whole_tile(cta + i * static_cast<int>(gridDim.x)), 0, ktiles, -1};
+    if (i < my_whole)
+      return Unit{plan.whole_tile(cta + i * static_cast<int>(gridDim.x), kCluster), 0, ktiles, -1};
     const int r = seg_r0 + (i - my_whole), r0 = r * ktiles;
     return Unit{plan.tail_tile(r, col), std::max(seg_b, r0) - r0, std::min(seg_e, r0 + ktiles) - r0,
                 plan.covers(seg_b, seg_e, r) ? -1 : plan.slot(col, grp, r)};
@@ -305,7 +343,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full_bar(s), 1);
-      mbar_init(empty_bar(s), 2 * 128);  // one arrival per consumer thread
+      // One arrival per consumer thread, and one per consumer warp of the other CTA of a cluster.
+      mbar_init(empty_bar(s), 2 * 128 + (kCluster - 1) * 8);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -325,6 +364,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   }
   __syncthreads();
+  // The other CTA's barriers are initialised before anything multicasts or arrives on them, and
+  // neither CTA leaves while the other may still do so.
+  if constexpr (kCluster > 1) cluster_sync();
 
   // Each CTA runs its units in order (one tile each when the grid covers them all; with more, the
   // kernel is persistent, and the producer loads the next unit's first stages while the consumers
@@ -348,7 +390,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(empty_bar(s), ((it / kStages) - 1) & 1);
           mbar_expect_tx(full_bar(s), S::kABytes + S::kBBytes + e_bytes);
-          tma_load_2d(stage_a(s), &map_a, kt * L::kABoxCols, m0, full_bar(s));
+          if constexpr (kCluster > 1) {
+            // This CTA's share of A's rows (map_a's box is kBM / kCluster rows), into both CTAs.
+            constexpr int kShare = kBM / kCluster;
+            tma_load_2d_multicast(stage_a(s) + rank * static_cast<std::uint32_t>(S::kABytes / kCluster),
+                                  &map_a, kt * L::kABoxCols, m0 + kShare * static_cast<int>(rank),
+                                  full_bar(s), static_cast<std::uint16_t>((1u << kCluster) - 1));
+          } else {
+            tma_load_2d(stage_a(s), &map_a, kt * L::kABoxCols, m0, full_bar(s));
+          }
           for (int j = 0; j < kBN / L::kBBoxCols; ++j)
             tma_load_2d(stage_b(s) + static_cast<std::uint32_t>(j * kBBoxBytes), &map_b, n0 + L::kBBoxCols * j,
                         kt * L::kBBoxRows, full_bar(s));
@@ -358,6 +408,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
+    if constexpr (kCluster > 1) cluster_sync();
     return;
   }
 
@@ -380,6 +431,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   // retires the previous group, an empty asm reads that group's words (`old`), so nvcc keeps each
   // word in place, without the copy a rotating meta_prev = meta needs, until its group is done.
   std::uint32_t meta_a[kMB] = {}, meta_b[kMB] = {};
+  // Hands stage s back: to this CTA's producer, and in a cluster to the other CTA's, whose
+  // multicast writes this CTA's copy too.
+  auto release = [&](int s) __attribute__((always_inline)) {
+    mbar_arrive(empty_bar(s));
+    if constexpr (kCluster > 1) {
+      __syncwarp();
+      if (lane == 0) mbar_arrive_remote(empty_bar(s), rank ^ 1u);
+    }
+  };
   int it = 0;
   for (int u = 0; u < units; ++u) {
     const Unit w = unit_of(u);
@@ -410,7 +470,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
 #pragma unroll
       for (int b = 0; b < kMB; ++b) asm volatile("" ::"r"(old[b]));  // the previous group has retired
-      if (kt > kb) mbar_arrive(empty_bar((it - 1) % kStages));  // this thread is done with that stage
+      if (kt > kb) release((it - 1) % kStages);                      // this thread is done with that stage
       ++it;
     };
     int kt = kb;
@@ -422,7 +482,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll
     for (int b = 0; b < kMB; ++b) asm volatile("" ::"r"(meta_a[b]), "r"(meta_b[b]));
-    mbar_arrive(empty_bar((it - 1) % kStages));
+    release((it - 1) % kStages);
     // Rows past the padded rows (the second consumer of a last tall tile) hold nothing to store.
     if (row0 >= rows_padded) continue;
 
@@ -487,6 +547,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Shared memory must outlive the stores' reads of it.
     if ((tid & 127) == 0) bulk_wait_read();
   }
+  if constexpr (kCluster > 1) cluster_sync();
 #endif  // WS_SPARSE24_WGMMA_ENABLED
 }
 
@@ -640,20 +701,57 @@ void launch_tail(const float* partials, const GemmArgs& g, const SplitPlan& plan
       <<<grid, kTailThreads, 0, stream>>>(partials, static_cast<TOut*>(g.c), g.m, g.n, g.ldc, plan);
 }
 
+// A launch of `grid` CTAs of the GEMM kernel in clusters of `cluster` along x; `attr` holds the
+// cluster's shape and must outlive the configuration's use.
+cudaLaunchConfig_t cluster_launch(long long grid, int cluster, int smem_bytes, cudaStream_t stream,
+                                  cudaLaunchAttribute& attr) {
+  attr = cudaLaunchAttribute{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 // The launch: one CTA per SM striding over the whole tiles, then the tail groups' segments
-// (split_plan), their partials added by sparse24_tail_kernel.
-template <bool kBf16, class TOut, int kStages, bool kTmaStore, int kTileM>
+// (split_plan), their partials added by sparse24_tail_kernel. kCluster 2 launches clusters of two
+// CTAs where the plan allows (SplitPlan::clusters), on as many SMs as hold whole clusters (a GPC
+// with an odd number of free SMs leaves one idle), and the single-CTA kernel elsewhere.
+template <bool kBf16, class TOut, int kStages, bool kTmaStore, int kTileM, int kCluster>
 void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   using S = Shape<kTileM>;
-  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore, kTileM>;
+  auto kernel = sparse24_wgmma_kernel<kBf16, TOut, kStages, kTmaStore, kTileM, kCluster>;
   constexpr int kSmemBytes = S::smem_bytes(kStages, kTmaStore);
   static_assert(kSmemBytes <= kMaxSmem, "the pipeline fits the shared memory of an H100 CTA");
+  const int sms = warpsparse::gpu::device_facts().sms;
+  static int cluster_sms = 0;  // SMs that hold whole clusters of kCluster CTAs of this kernel
   static std::once_flag once;
   std::call_once(once, [&] {
     WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    if constexpr (kCluster > 1) {
+      cudaLaunchAttribute attr{};
+      const cudaLaunchConfig_t cfg =
+          cluster_launch(sms / kCluster * kCluster, kCluster, kSmemBytes, nullptr, attr);
+      int clusters = 0;
+      WS_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+      cluster_sms = std::min(sms / kCluster, clusters) * kCluster;
+    }
   });
-  const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2, L::kABoxCols,
-                                     S::kBM, tma_swizzle(L::kASwizzle));
+  // One CTA per SM, each striding over the units.
+  const int launch_sms = kCluster > 1 ? cluster_sms : sms;
+  const SplitPlan plan = split_plan(g.m, g.n, g.k, S::kBM, S::kBN, g.cols_padded / kBK, launch_sms);
+  if constexpr (kCluster > 1) {
+    if (launch_sms < kCluster || !plan.clusters(kCluster, launch_sms))
+      return launch_wgmma_typed<kBf16, TOut, kStages, kTmaStore, kTileM, 1>(g, stream);
+  }
+  const CUtensorMap map_a = make_map(g.a_values, g.rows_padded, g.cols_padded / 2, g.cols_padded / 2,
+                                     L::kABoxCols, S::kBM / kCluster, tma_swizzle(L::kASwizzle));
   // Rows >= K and columns >= N are outside the tensor: TMA fills them with zeros.
   const CUtensorMap map_b = make_map(g.b, g.k, g.n, g.ldb, L::kBBoxCols, L::kBBoxRows, tma_swizzle(L::kBSwizzle));
   // C as a TMA store target: rows >= M and columns >= N of a box are not written.
@@ -661,17 +759,22 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
   if constexpr (kTmaStore) map_c = make_map(g.c, g.m, g.n, g.ldc, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
   const long long tiles = static_cast<long long>((g.m + S::kBM - 1) / S::kBM) * ((g.n + S::kBN - 1) / S::kBN);
   require(tiles <= 0x7fffffff / 2, "sparse24 wgmma: more than 2^30 output tiles");
-  // One CTA per SM, each striding over the units.
-  const int sms = warpsparse::gpu::device_facts().sms;
-  const SplitPlan plan = split_plan(g.m, g.n, g.k, S::kBM, S::kBN, g.cols_padded / kBK, sms);
-  const long long grid = plan.grid(sms);
+  const long long grid = plan.grid(launch_sms);
   // The tail partials, this launch's own (stream_scratch.hpp: safe on two streams and in graphs).
   // Sized by slots(), not segments(): slot(col, g, r) = g + r needs no walk over the groups, and
   // leaves at most tail - 1 tiles a position unwritten.
   const warpsparse::gpu::StreamScratch<float> scratch(static_cast<std::size_t>(plan.slots()) * S::kBM * S::kBN, stream);
   float* const partials = scratch.get();
-  kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c),
-                                                                        partials, g.m, g.n, g.rows_padded, g.ldc, plan);
+  if constexpr (kCluster > 1) {
+    cudaLaunchAttribute attr{};
+    const cudaLaunchConfig_t cfg = cluster_launch(grid, kCluster, kSmemBytes, stream, attr);
+    WS_CUDA(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c), partials,
+                               g.m, g.n, g.rows_padded, g.ldc, plan));
+  } else {
+    kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(
+        map_a, map_b, map_c, g.a_meta, static_cast<TOut*>(g.c), partials, g.m, g.n, g.rows_padded, g.ldc,
+        plan);
+  }
   WS_CUDA(cudaGetLastError());
   if (plan.split()) {
     static_assert(S::kBN == 128, "the tail kernel's column widths end at the tile's");
@@ -685,26 +788,26 @@ void launch_wgmma_typed(const GemmArgs& g, cudaStream_t stream) {
 }
 
 // One configuration for both input types and every output type: the TMA-store epilogue is used
-// only for 16-bit C with a 16-byte aligned base and row pitch; other outputs run the same tile and
-// stage count with direct stores (the tall store tile's direct-store twin is kHopperTall's
+// only for 16-bit C with a 16-byte aligned base and row pitch; other outputs run the same tile,
+// cluster and stage count with direct stores (the tall store tile's direct-store twin is kHopperTall's
 // instantiation).
-template <int kStages, bool kTmaStore, int kTileM>
+template <int kStages, bool kTmaStore, int kTileM, int kCluster = 1>
 void launch_config(const GemmArgs& g, cudaStream_t stream) {
   const bool bf16 = g.in == Elem::kBf16;
   const bool tma_store = kTmaStore && g.out != Elem::kFp32 && g.ldc % 8 == 0 &&
                          reinterpret_cast<std::uintptr_t>(g.c) % 16 == 0;
   constexpr int kPlainStages = kTmaStore ? 4 : kStages;  // the direct-store twin of a store tile
   if (g.out == Elem::kFp32) {
-    bf16 ? launch_wgmma_typed<true, float, kPlainStages, false, kTileM>(g, stream)
-         : launch_wgmma_typed<false, float, kPlainStages, false, kTileM>(g, stream);
+    bf16 ? launch_wgmma_typed<true, float, kPlainStages, false, kTileM, kCluster>(g, stream)
+         : launch_wgmma_typed<false, float, kPlainStages, false, kTileM, kCluster>(g, stream);
   } else if (tma_store) {
     if constexpr (kTmaStore) {
-      bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kStages, true, kTileM>(g, stream)
-           : launch_wgmma_typed<false, __half, kStages, true, kTileM>(g, stream);
+      bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kStages, true, kTileM, kCluster>(g, stream)
+           : launch_wgmma_typed<false, __half, kStages, true, kTileM, kCluster>(g, stream);
     }
   } else {
-    bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kPlainStages, false, kTileM>(g, stream)
-         : launch_wgmma_typed<false, __half, kPlainStages, false, kTileM>(g, stream);
+    bf16 ? launch_wgmma_typed<true, __nv_bfloat16, kPlainStages, false, kTileM, kCluster>(g, stream)
+         : launch_wgmma_typed<false, __half, kPlainStages, false, kTileM, kCluster>(g, stream);
   }
 }
 
@@ -739,6 +842,8 @@ void launch_gemm_wgmma(const GemmArgs& g, cudaStream_t stream) {
   switch (g.tile) {
     case Tile::kHopperTall: return launch_config<4, false, kTallRows>(g, stream);
     case Tile::kHopperTallStore: return launch_config<4, true, kTallRows>(g, stream);
+    case Tile::kHopperTallPair:
+      return launch_config<4, true, kTallRows, 2>(g, stream);
     case Tile::kHopperSquareStore: return launch_config<4, true, kSquareRows>(g, stream);
     default: require(false, "sparse24 wgmma: " + to_string(g.tile) + " is not a wgmma.sp tile");
   }

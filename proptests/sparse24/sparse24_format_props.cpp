@@ -309,6 +309,27 @@ TEST_CASE("split-K: the tiles after the whole rounds are shared by groups of CTA
     };
     if (tiles <= 200000)
       for (long long pid = 0; pid < p.whole; ++pid) mark(p.whole_tile(static_cast<int>(pid)));
+    // In clusters of two: each whole tile once, a cluster's two CTAs on adjacent columns of one row,
+    // in every round, and the same number of whole tiles for both.
+    if (tiles <= 200000 && p.clusters(2, sms)) {
+      const long long grid = p.grid(sms);
+      RC_ASSERT(grid % 2 == 0);
+      std::vector<char> paired(static_cast<std::size_t>(tiles), 0);
+      for (long long pid = 0; pid < p.whole; pid += 2) {
+        const auto t0 = p.whole_tile(static_cast<int>(pid), 2),
+                   t1 = p.whole_tile(static_cast<int>(pid + 1), 2);
+        RC_ASSERT(pid + 1 < p.whole);
+        RC_ASSERT(t0.m == t1.m && t0.n % 2 == 0 && t1.n == t0.n + 1);
+        for (const auto& t : {t0, t1}) {
+          RC_ASSERT(t.m >= 0 && t.m < tiles_m && t.n >= 0 && t.n < tiles_n);
+          const std::size_t i = static_cast<std::size_t>(t.m * tiles_n + t.n);
+          RC_ASSERT(!paired[i]);
+          paired[i] = 1;
+        }
+      }
+      RC_ASSERT(std::count(paired.begin(), paired.end(), 1) == p.whole);
+      if (p.split()) RC_ASSERT(p.width % 2 == 0);
+    }
     if (!p.split()) {
       RC_ASSERT(p.tail == 0);
       RC_ASSERT(p.slots() == 0);
@@ -426,4 +447,44 @@ TEST_CASE("the CTA tile's rows: square tiles where tall ones leave SMs idle or p
   warpsparse::DeviceFacts unknown = kH200;
   unknown.copy_bytes_per_s = 0;
   CHECK(rows(13824, 64, 5120, unknown) == 128);
+}
+
+TEST_CASE("clusters of two where tall tiles fill more than a round in two or four columns",
+          "[sparse24][split]") {
+  const auto& h100 = warpsparse::kH100;  // 132 SMs
+  auto choose_pairs = [](long long m, long long n, long long k, const warpsparse::DeviceFacts& d) {
+    return warpsparse::sparse24::gpu::choose_pairs(m, n, k, static_cast<int>((k + 63) / 64), d);
+  };
+  // 512 tokens (four columns): 36864 x 512 runs 576 tiles, 12288 x 512 192, 9216 x 512 144: pairs.
+  CHECK(choose_pairs(36864, 512, 12288, h100));
+  CHECK(choose_pairs(12288, 512, 12288, h100));
+  CHECK(choose_pairs(9216, 512, 12288, h100));
+  // 8192 x 512 fills one round (128 tiles), 4096 x 512 half of one: single CTAs.
+  CHECK(!choose_pairs(8192, 512, 12288, h100));
+  CHECK(!choose_pairs(4096, 512, 12288, h100));
+  // Two columns (256 tokens) pair; an odd count (384) or more than four (2048) does not.
+  CHECK(choose_pairs(36864, 256, 12288, h100));
+  CHECK(!choose_pairs(36864, 384, 12288, h100));
+  CHECK(!choose_pairs(36864, 2048, 12288, h100));
+  CHECK(!choose_pairs(36864, 128, 12288, h100));
+  CHECK(!choose_pairs(0, 512, 12288, h100));
+  // 6145 x 385 x 449 on 98 SMs: 100 tiles in four columns, but 98 SMs are no multiple of four, so
+  // the shared tail is single tiles and cannot pair.
+  warpsparse::DeviceFacts d98 = h100;
+  d98.sms = 98;
+  CHECK(!choose_pairs(6145, 385, 449, d98));
+  // Random shapes: pairs only where the schedule can run them (SplitPlan::clusters on every SM)
+  // and the tiles outnumber the SMs.
+  ws_prop("pairs only where the plan allows clusters of two", 100, [&] {
+    const long long m = *rc::gen::inRange(1, 60000), n = *rc::gen::inRange(1, 700),
+                    k = *rc::gen::inRange(1, 20000);
+    warpsparse::DeviceFacts d = warpsparse::kH100;
+    d.sms = 2 * *rc::gen::inRange(1, 100);
+    if (!choose_pairs(m, n, k, d)) return;
+    const auto p =
+        warpsparse::sparse24::gpu::split_plan(m, n, k, 256, 128, static_cast<int>((k + 63) / 64), d.sms);
+    RC_ASSERT(p.whole + p.tail_tiles() > d.sms);
+    RC_ASSERT(p.tiles_n <= warpsparse::sparse24::gpu::kPairMaxCols);
+    RC_ASSERT(p.clusters(2, d.sms));
+  });
 }

@@ -27,6 +27,11 @@ namespace warpsparse::sparse24::gpu {
 // then whole rows): the tiles of a group share A's rows and run the same K tiles side by side, so
 // those rows are read at about the same time, as for whole tiles, and come from L2. Elsewhere a
 // unit is one tile, the last T mod S in cta_tile's order.
+// A launch in clusters of `cluster` CTAs (2: two CTAs that share A's rows, loading half of A each and
+// multicasting it to both) needs the CTAs of a cluster (consecutive CTA numbers) to run the same
+// units on side-by-side tiles of one tile row: whole_tile(pid, cluster) walks cta_tile's order over
+// clusters of adjacent columns, and the tail's units are rows whose positions pair up.
+// clusters(c, sms) says whether the plan allows that.
 struct SplitPlan {
   long long whole = 0;
   int tail = 0, width = 1, groups = 0, ktiles = 0, tiles_m = 0, tiles_n = 1;
@@ -68,8 +73,15 @@ struct SplitPlan {
   // Whole tile `pid` and position col of tail unit r, as output tile coordinates. The launch
   // requires fewer than 2^30 tiles, so `whole` fits an int and the division is 32-bit.
   WS_HD int whole_rows() const { return static_cast<int>(whole) / tiles_n; }
-  WS_HD TileCoord whole_tile(int pid) const {
-    return cta_tile(pid, rows() ? whole_rows() : tiles_m, tiles_n);
+  WS_HD TileCoord whole_tile(int pid, int cluster = 1) const {
+    const TileCoord t = cta_tile(pid / cluster, rows() ? whole_rows() : tiles_m, tiles_n / cluster);
+    return TileCoord{t.m, cluster * t.n + pid % cluster};
+  }
+  // Every cluster of c consecutive CTAs gets the same units on the adjacent tiles of one tile row:
+  // the columns come in groups of c, a shared tail is made of rows (width tiles_n), and the grid on
+  // `sms` SMs is whole clusters.
+  bool clusters(int c, int sms) const {
+    return c >= 1 && tiles_n % c == 0 && (!split() || rows()) && grid(sms) % c == 0;
   }
   WS_HD TileCoord tail_tile(int r, int col) const {
     return rows() ? TileCoord{whole_rows() + r, col}
@@ -178,6 +190,25 @@ inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, c
   const SplitPlan square = split_plan(m, n, k, kSquareRows, kTileCols, ktiles, sms);
   return tile_time(square, m, n, kSquareRows, d) < tile_time(tall, m, n, kTallRows, d) ? kSquareRows
                                                                                        : kTallRows;
+}
+
+// Whether a tall-tile product runs in clusters of two CTAs that multicast A (kHopperTallPair):
+// where its tiles fill more than one round of the SMs and come in at most kPairMaxCols columns (N up
+// to 512), an even number. Few columns are where A's bytes per flop are high: at 512 tokens each A
+// tile is read by four CTAs, and Nsight on 36864 x 512 x 12288 (H100, single CTAs) counted about
+// 1.5 times A's bytes read from DRAM and L2 at 80 % of its throughput. Measured on the H100 (rested,
+// the 31 weights at 512 tokens, each kernel as a share of cuSPARSELt's rate in its own run,
+// docs/sparse24-gemm.md): with more tiles than SMs the pairs were 0.1-13 points ahead of single
+// CTAs on 16 of 19 weights and 0.7-1.5 behind on three; with one round or less, 0.8-20 points
+// behind on 11 of 12. At 2048 tokens (four weights, one run) they were within -1 to +3 %, so wider
+// products keep single CTAs. The schedule must allow clusters too (SplitPlan::clusters, on all of
+// the device's SMs), so the tile auto names is the one that runs.
+inline constexpr int kPairMaxCols = 4;
+inline bool choose_pairs(long long m, long long n, long long k, int ktiles, const DeviceFacts& d) {
+  if (m <= 0 || n <= 0 || k <= 0) return false;
+  const long long tiles_m = (m + kTallRows - 1) / kTallRows, tiles_n = (n + kTileCols - 1) / kTileCols;
+  return tiles_n <= kPairMaxCols && tiles_m * tiles_n > d.sms &&
+         split_plan(m, n, k, kTallRows, kTileCols, ktiles, d.sms).clusters(2, d.sms);
 }
 
 }  // namespace warpsparse::sparse24::gpu
