@@ -200,15 +200,14 @@ inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, c
 // the 31 weights at 512 tokens, each kernel as a share of cuSPARSELt's rate in its own run,
 // docs/sparse24-gemm.md): with more tiles than SMs the pairs were 0.1-13 points ahead of single
 // CTAs on 16 of 19 weights and 0.7-1.5 behind on three; with one round or less, 0.8-20 points
-// behind on 11 of 12. At 2048 tokens (four weights, one run) they were within -1 to +3 %, so wider
+// behind on 11 of 12. At 2048 tokens, on four weights, they were within -1 to +3 %, so wider
 // products keep single CTAs. The schedule must allow clusters too (SplitPlan::clusters, on all of
 // the device's SMs), so the tile auto names is the one that runs.
 inline constexpr int kPairMaxCols = 4;
 inline bool choose_pairs(long long m, long long n, long long k, int ktiles, const DeviceFacts& d) {
   if (m <= 0 || n <= 0 || k <= 0) return false;
-  const long long tiles_m = (m + kTallRows - 1) / kTallRows, tiles_n = (n + kTileCols - 1) / kTileCols;
-  return tiles_n <= kPairMaxCols && tiles_m * tiles_n > d.sms &&
-         split_plan(m, n, k, kTallRows, kTileCols, ktiles, d.sms).clusters(2, d.sms);
+  const SplitPlan p = split_plan(m, n, k, kTallRows, kTileCols, ktiles, d.sms);
+  return p.tiles_n <= kPairMaxCols && static_cast<long long>(p.tiles_m) * p.tiles_n > d.sms && p.clusters(2, d.sms);
 }
 
 }  // namespace warpsparse::sparse24::gpu
