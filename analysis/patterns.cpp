@@ -139,10 +139,8 @@ std::shared_ptr<const ColumnScales> column_scales(std::uint64_t seed, std::int64
                                                   double d) {
   static std::mutex mu;
   static std::map<std::tuple<std::uint64_t, std::int64_t, double, bool, double>, std::shared_ptr<const ColumnScales>> cache;
-  // The matrix-wide threshold is found on a table of log-scales over [-12, 12].
-  require(sigma > 0.0 && sigma <= 2.0,
-          fmt::format("magnitude families: the log-sd of the scales (param) must lie in (0, 2], got {:g}",
-                      sigma));
+  // The matrix-wide threshold is found on a table of log-scales over [-12, 12]: hence sigma <= 2
+  // (require_param).
   const auto key = std::make_tuple(seed, cols, sigma, matrix, matrix ? d : 0.0);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
@@ -244,9 +242,7 @@ std::shared_ptr<const BaseMask> base_mask(std::uint64_t seed, std::int64_t cols,
 }
 
 std::int64_t row_group_size(const PatternSpec& spec) {
-  const double g = spec.param > 0 ? spec.param : 8.0;
-  require(g >= 1 && g <= double(1 << 20) && g == std::floor(g), "row_blocked: the group size must be a whole number in [1, 2^20]");
-  return static_cast<std::int64_t>(g);
+  return static_cast<std::int64_t>(spec.param > 0 ? spec.param : 8.0);  // range: require_param
 }
 
 // row_blocked(_permuted): the row's place in the grouped order, whose g-blocks are the groups.
@@ -266,8 +262,7 @@ std::int64_t row_blocked_slot(const PatternSpec& spec, std::uint64_t seed, std::
 std::vector<std::int32_t> column_clustered_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
                                                std::mt19937_64& rng) {
   const double d = spec.density;
-  const double h = spec.param > 0 ? spec.param : 0.1;
-  require(h <= 1.0, "column_clustered: the hot share must lie in (0, 1]");
+  const double h = spec.param > 0 ? spec.param : 0.1;  // at most 1 (require_param)
   std::vector<std::int32_t> out(static_cast<std::size_t>(cols));
   if (d >= 1.0) {
     std::iota(out.begin(), out.end(), 0);
@@ -357,10 +352,32 @@ std::vector<Pattern> all_patterns() {
   return v;
 }
 
-void require_param(const PatternSpec& spec) {
-  require(std::isfinite(spec.param) && spec.param >= 0.0,
-          fmt::format("the pattern's parameter must be finite and >= 0 (0: the family's default), got {:g}",
-                      spec.param));
+// Every family's range for its parameter, in one place: the generators read it unchecked.
+void require_param(const PatternSpec& spec, std::string_view option) {
+  const double p = spec.param;
+  const std::string head = fmt::format("{}: the {} pattern's parameter", option, to_string(spec.kind));
+  require(std::isfinite(p) && p >= 0.0,
+          fmt::format("{} must be finite and >= 0 (0: the family's default), got {:g}", head, p));
+  if (p == 0.0) return;  // the family's default
+  switch (spec.kind) {
+    case Pattern::magnitude_row:
+    case Pattern::magnitude_matrix:
+    case Pattern::magnitude_heavy:
+      require(p <= 2.0, fmt::format("{}, the log-sd of the scales, must lie in (0, 2], got {:g}", head, p));
+      break;
+    case Pattern::row_blocked:
+    case Pattern::row_blocked_permuted:
+      require(
+          p >= 1.0 && p <= double(1 << 20) && p == std::floor(p),
+          fmt::format("{}, the group size in rows, must be a whole number in [1, 2^20], got {:g}", head, p));
+      break;
+    case Pattern::column_clustered:
+      require(p <= 1.0,
+              fmt::format("{}, the hot share of the columns, must lie in (0, 1], got {:g}", head, p));
+      break;
+    default:
+      break;
+  }
 }
 
 std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,

@@ -66,10 +66,11 @@ std::vector<Pattern> all_patterns();
 bool pattern_takes_density(Pattern p);
 bool pattern_takes_param(Pattern p);
 
-// One row's sorted column indices (deterministic in (spec, cols, seed, row)).
-// Throws Error unless spec.param is finite and >= 0 (each family checks its own range beyond that).
-void require_param(const PatternSpec& spec);
+// Throws Error, naming `option` (the caller's name for the parameter) and the family, unless
+// spec.param is 0 (the default) or in the family's range. pattern_row calls it.
+void require_param(const PatternSpec& spec, std::string_view option = "param");
 
+// One row's sorted column indices (deterministic in (spec, cols, seed, row)).
 std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
                                       std::int64_t row);
 

@@ -250,6 +250,9 @@ expect(effd-crossovers-shape 0 "MACKO = dense +expected" effd --crossovers --row
 expect(study-rows 1 "--rows: '9223372036854775807' is out of range" study padding --rows 9223372036854775807)
 # A family that would ignore an option refuses it; a level past double's tails is named.
 expect(study-param-unused 1 "--param: the bernoulli pattern has no parameter" study padding --quiet --rows 4 --cols 64 --param 7)
+expect(study-param-range 1 "--param: the magnitude_row pattern's parameter, the log-sd of the scales, must lie in \\(0, 2\\], got 5" study padding --quiet --rows 4 --cols 64 --pattern magnitude_row --param 5)
+expect(study-param-group 1 "--param: the row_blocked pattern's parameter, the group size in rows, must be a whole number in \\[1, 2\\^20\\], got 2.5" study padding --quiet --rows 4 --cols 64 --pattern row_blocked --param 2.5)
+expect(study-param-negative 1 "--param: the clustered pattern's parameter must be finite and >= 0" study padding --quiet --rows 4 --cols 64 --pattern clustered --param -1)
 expect(study-nm-densities 1 "--densities: the 2:4 pattern keeps half of each group" study padding --quiet --rows 4 --cols 64 --pattern 2:4 --densities 0.1,0.9)
 expect(study-nm 0 "\"density\": 0.5" study padding --quiet --rows 4 --cols 64 --pattern 2:4 --json)
 expect(study-confidence 1 "confidence must lie in \\(0, 0.999999\\], got 0.9999999999999999" study padding --quiet --rows 4 --cols 64 --densities 0.5 --confidence 0.9999999999999999)

@@ -73,6 +73,25 @@ TEST_CASE("structured families are registered and parse by name", "[patterns]") 
   CHECK_THROWS(pattern_row({Pattern::column_clustered, 0.3, 1.5}, 10, 1, 0));  // hot share above 1
 }
 
+TEST_CASE("each family's parameter range is checked in one place, naming the caller's option", "[patterns]") {
+  // The edges of each range generate; just past them, the error names the option and the family.
+  for (const PatternSpec ok :
+       {PatternSpec{Pattern::magnitude_row, 0.3, 2.0}, PatternSpec{Pattern::row_blocked, 0.3, 1.0},
+        PatternSpec{Pattern::row_blocked, 0.3, double(1 << 20)},
+        PatternSpec{Pattern::column_clustered, 0.3, 1.0}, PatternSpec{Pattern::clustered, 0.3, 0.0}})
+    CHECK_NOTHROW(pattern_row(ok, 64, 1, 3));
+  CHECK_THROWS_WITH(require_param({Pattern::magnitude_heavy, 0.3, 2.5}, "--param"),
+                    Catch::Contains("--param: the magnitude_heavy pattern's parameter, the log-sd"));
+  CHECK_THROWS_WITH(require_param({Pattern::row_blocked_permuted, 0.3, double(1 << 21)}, "--param"),
+                    Catch::Contains("--param: the row_blocked_permuted pattern's parameter, the group size"));
+  CHECK_THROWS_WITH(pattern_row({Pattern::column_clustered, 0.3, 1.5}, 10, 1, 0),
+                    Catch::Contains("param: the column_clustered pattern's parameter, the hot share"));
+  CHECK_THROWS_WITH(pattern_row({Pattern::row_varying, 0.3, -1.0}, 10, 1, 0),
+                    Catch::Contains("finite and >= 0"));
+  CHECK_THROWS_WITH(pattern_row({Pattern::bernoulli, 0.3, std::nan("")}, 10, 1, 0),
+                    Catch::Contains("got nan"));
+}
+
 TEST_CASE("every family gives sorted, in-range rows, pure in (spec, cols, seed, row)", "[patterns]") {
   for (const Pattern p : all_patterns()) {
     for (const double d : {0.0, 0.1, 0.5, 1.0}) {

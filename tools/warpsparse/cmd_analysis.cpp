@@ -188,8 +188,10 @@ void register_analysis_commands(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto quiet = std::make_shared<bool>(false);
   auto* pad = study->add_subcommand("padding", "padding and effd per density: mean, CI, exact and asymptotic models");
-  pad->add_option("--pattern", *pattern, "pattern family (bernoulli, exact_nnz, row_varying, clustered, 2:4, 4:8, "
-                                         "magnitude_row, magnitude_matrix, magnitude_heavy)");
+  std::string families;
+  for (const Pattern p : all_patterns())
+    families += (families.empty() ? "" : ", ") + std::string(to_string(p));
+  pad->add_option("--pattern", *pattern, "pattern family (" + families + ")");
   pad->add_option("--param", so->pattern.param, "family parameter (0: the family's default)");
   pad->add_option("--densities", *dens, "comma-separated densities (default: 20 from 0.01 to 1.0)");
   pad->add_option("--rows", so->rows, "rows per matrix")->transform(whole(1, kMaxCols));
@@ -209,6 +211,7 @@ void register_analysis_commands(CLI::App& app) {
     // A family that would ignore an option refuses it; the N:M families have one density.
     require(cfg.pattern.param == 0 || pattern_takes_param(cfg.pattern.kind),
             "--param: the " + *pattern + " pattern has no parameter");
+    analysis::require_param(cfg.pattern, "--param");
     const bool nm = !pattern_takes_density(cfg.pattern.kind);
     require(!nm || dens->empty(),
             "--densities: the " + *pattern + " pattern keeps half of each group (density 0.5)");
