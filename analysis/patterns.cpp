@@ -353,31 +353,34 @@ std::vector<Pattern> all_patterns() {
 }
 
 // Every family's range for its parameter, in one place: the generators read it unchecked.
+// pattern_row calls this for every row, so the message is formatted only on failure.
 void require_param(const PatternSpec& spec, std::string_view option) {
   const double p = spec.param;
-  const std::string head = fmt::format("{}: the {} pattern's parameter", option, to_string(spec.kind));
-  require(std::isfinite(p) && p >= 0.0,
-          fmt::format("{} must be finite and >= 0 (0: the family's default), got {:g}", head, p));
-  if (p == 0.0) return;  // the family's default
-  switch (spec.kind) {
-    case Pattern::magnitude_row:
-    case Pattern::magnitude_matrix:
-    case Pattern::magnitude_heavy:
-      require(p <= 2.0, fmt::format("{}, the log-sd of the scales, must lie in (0, 2], got {:g}", head, p));
-      break;
-    case Pattern::row_blocked:
-    case Pattern::row_blocked_permuted:
-      require(
-          p >= 1.0 && p <= double(1 << 20) && p == std::floor(p),
-          fmt::format("{}, the group size in rows, must be a whole number in [1, 2^20], got {:g}", head, p));
-      break;
-    case Pattern::column_clustered:
-      require(p <= 1.0,
-              fmt::format("{}, the hot share of the columns, must lie in (0, 1], got {:g}", head, p));
-      break;
-    default:
-      break;
+  const char* range = nullptr;  // what the parameter means and must be, when it is not
+  if (!std::isfinite(p) || p < 0.0) {
+    range = " must be finite and >= 0 (0: the family's default)";
+  } else if (p > 0.0) {  // 0: the family's default
+    switch (spec.kind) {
+      case Pattern::magnitude_row:
+      case Pattern::magnitude_matrix:
+      case Pattern::magnitude_heavy:
+        if (p > 2.0) range = ", the log-sd of the scales, must lie in (0, 2]";
+        break;
+      case Pattern::row_blocked:
+      case Pattern::row_blocked_permuted:
+        if (p < 1.0 || p > double(1 << 20) || p != std::floor(p))
+          range = ", the group size in rows, must be a whole number in [1, 2^20]";
+        break;
+      case Pattern::column_clustered:
+        if (p > 1.0) range = ", the hot share of the columns, must lie in (0, 1]";
+        break;
+      default:
+        break;
+    }
   }
+  if (range)
+    throw Error(
+        fmt::format("{}: the {} pattern's parameter{}, got {:g}", option, to_string(spec.kind), range, p));
 }
 
 std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,

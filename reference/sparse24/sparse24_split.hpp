@@ -200,9 +200,11 @@ inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, c
 // the 31 weights at 512 tokens, each kernel as a share of cuSPARSELt's rate in its own run,
 // docs/sparse24-gemm.md): with more tiles than SMs the pairs were 0.1-13 points ahead of single
 // CTAs on 16 of 19 weights and 0.7-1.5 behind on three; with one round or less, 0.8-20 points
-// behind on 11 of 12. At 2048 tokens, on four weights, they were within -1 to +3 %, so wider
-// products keep single CTAs. The schedule must allow clusters too (SplitPlan::clusters, on all of
-// the device's SMs), so the tile auto names is the one that runs.
+// behind on 11 of 12. At 256 tokens (one run, sustained) the same split held: ahead on all 11
+// weights with more tiles than SMs, behind on 19 of the other 20. At 2048 tokens (rested) they
+// were -0.8 to +3 % on four weights and -4.4 to +1.7 points, -0.8 on average, on ten others, so
+// wider products keep single CTAs. The schedule must allow clusters too (SplitPlan::clusters, on
+// all of the device's SMs), so the tile auto names is the one that runs.
 inline constexpr int kPairMaxCols = 4;
 inline bool choose_pairs(long long m, long long n, long long k, int ktiles, const DeviceFacts& d) {
   if (m <= 0 || n <= 0 || k <= 0) return false;
