@@ -1,5 +1,6 @@
 #include "analysis/effd.hpp"
 
+#include <algorithm>
 #include <array>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "reference/common/error.hpp"
 #include "reference/macko/macko_layout.hpp"
@@ -16,6 +18,13 @@ namespace warpsparse::analysis {
 
 namespace {
 using Real = long double;  // the variance is a difference of two large sums
+// With trailing padding that difference is far larger still (exact_padding_bernoulli says why): it is
+// taken in quad precision where the compiler has it.
+#if defined(__SIZEOF_FLOAT128__)
+using Quad = __float128;
+#else
+using Quad = long double;
+#endif
 
 std::int64_t run_length(int delta_bits) { return std::int64_t{1} << delta_bits; }  // L = 2^b_Δ
 
@@ -137,6 +146,16 @@ namespace {
 // closed forms in 1/(1 − z)^k lose every digit as z → 1 (d → 0), and a loop over m takes seconds
 // at 2^31 columns. What cancels is the combination with q's coefficients, a few bits for the
 // polynomials below, which are >= 0 on [lo, hi].
+// x^n by squaring (n >= 0), for any of the floating types here (std::pow has no quad overload).
+template <class R>
+R power(R x, std::int64_t n) {
+  R r = 1;
+  for (; n > 0; n >>= 1, x *= x)
+    if (n & 1) r *= x;
+  return r;
+}
+
+template <class Real>
 Real cubic_geometric_sum(Real z, std::int64_t lo, std::int64_t hi, const std::array<Real, 4>& c) {
   if (hi < lo) return 0;
   const Real l = Real(lo);
@@ -167,10 +186,8 @@ Real cubic_geometric_sum(Real z, std::int64_t lo, std::int64_t hi, const std::ar
       ++cur;
     }
   }
-  return std::pow(z, l) * (q[0] * P[0] + q[1] * P[1] + q[2] * P[2] + q[3] * P[3]);
+  return power(z, lo) * (q[0] * P[0] + q[1] * P[1] + q[2] * P[2] + q[3] * P[3]);
 }
-
-}  // namespace
 
 // ----- Exact finite-row model -------------------------------------------------------------------
 // Write the padding of a row as a sum of indicators: A(j,k) = "column j is nonzero and the k·L
@@ -180,12 +197,10 @@ Real cubic_geometric_sum(Real z, std::int64_t lo, std::int64_t hi, const std::ar
 // these indicators; two A's at different columns are independent when their column sets are
 // disjoint and impossible together otherwise, which gives the sums below: each a cubic in m (or
 // s) times z^m, summed by cubic_geometric_sum.
-PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bits, bool trailing) {
-  require(cols >= 0, "cols must be non-negative");
-  require(d >= 0.0 && d <= 1.0, "density must lie in [0, 1]");
-  require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
+template <class Real>
+PaddingMoments bernoulli_moments(std::int64_t cols, double d, int delta_bits, bool trailing) {
   const std::int64_t L = run_length(delta_bits), C = cols;
-  const Real z = std::pow(Real(1) - Real(d), Real(L)), dd = d, RC = Real(C), RL = Real(L);
+  const Real z = power(Real(1) - Real(d), L), dd = d, RC = Real(C), RL = Real(L);
   Real mean = 0, second = 0;
   if (dd > 0 && C >= 1) {
     // Single indicators and A·A at the same column (A(j,k)·A(j,k') = A(j, max k)), m = 1 .. ⌊(C − 1)/L⌋:
@@ -218,14 +233,77 @@ PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bi
   return {double(mean), double(var < 0 ? 0 : var)};
 }
 
+}  // namespace
+
+// With trailing padding every zero run costs ⌊g/L⌋ and the runs fill the row, so the padding is
+// (C − K − R)/L, K the nonzeros and R the runs' remainders mod L: it stays within about K of ⌊C/L⌋,
+// and its variance (about C·d where C·d is small: one nonzero moves it by about one) is a difference
+// of two sums of about (C/L)². A long double kept no digit of it at C = 10^6, L = 2, d = 10^-12, and
+// was 185 % off at d = 10^-9 (against the sums taken term by term in quad precision). Quad precision
+// loses as many bits but has 49 more, and its sums here are O(log C) steps. Without trailing
+// padding the sums are of about C·d·(C/L)², and the long double kept the variance to 4e-12 from
+// C = 10^3 to 10^6, d = 10^-12 to 0.9, every delta width.
+PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bits, bool trailing) {
+  require(cols >= 0, "cols must be non-negative");
+  require(d >= 0.0 && d <= 1.0, "density must lie in [0, 1]");
+  require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
+  return trailing ? bernoulli_moments<Quad>(cols, d, delta_bits, true)
+                  : bernoulli_moments<Real>(cols, d, delta_bits, false);
+}
+
 // With exactly k nonzeros the k + 1 zero runs (before each nonzero, and the trailing one) are
 // exchangeable; P(run_0 ≥ m) = C(C − m, k)/C(C, k) and P(run_0 ≥ a, run_1 ≥ b) = C(C − a − b, k)/C(C, k).
+// With trailing padding all k + 1 runs cost ⌊g/L⌋ and fill the row, so the padding is (C − k − R)/L
+// with R = Σ r_i, r_i = g_i mod L, as in exact_padding_bernoulli; the variance, Var(R)/L², is then
+// summed from the remainders' moments, O(L²) terms that cannot cancel by more than a factor of about
+// k. The sums of ⌊g/L⌋ below instead differ by (C/L)²: they were 2e-5 off at C = 10^6, L = 2, k = 2
+// in long double, and gave 9.4e-6 where the variance is 0 (k = 1); quad precision fixed that but
+// took 230 s at C = 2^31 against 13.
+namespace {
+PaddingMoments exact_k_trailing(std::int64_t C, std::int64_t k, std::int64_t L) {
+  if (k == 0) return {double(C / L), 0.0};
+  // P(g_0 = a) = C(C − a − 1, k − 1)/C(C, k), a = 0 .. C − k: k/C at 0, then times (C − a − k)/(C − a − 1).
+  Real p = Real(k) / Real(C), m1 = 0, m2 = 0;
+  for (std::int64_t a = 0; a <= C - k; ++a) {
+    const Real r = Real(a & (L - 1));
+    m1 += p * r;
+    m2 += p * r * r;
+    if (a < C - k) p *= Real(C - a - k) / Real(C - a - 1);
+    if (k >= 2 && p < std::numeric_limits<Real>::min()) break;  // the rest are negligible
+  }
+  // W(s) = Σ_{a+b=s} (a mod L)(b mod L): with s = n·L + t, the a ≡ α (mod L) up to s are n + 1 for
+  // α ≤ t (b ≡ t − α) and n for α > t (b ≡ t − α + L), so W = (n + 1)·A(t) + n·B(t).
+  std::vector<Real> A(static_cast<std::size_t>(L), 0), B(static_cast<std::size_t>(L), 0);
+  for (std::int64_t t = 0; t < L; ++t)
+    for (std::int64_t al = 0; al < L; ++al)
+      (al <= t ? A[t] : B[t]) += Real(al <= t ? al * (t - al) : al * (t - al + L));
+  auto W = [&](std::int64_t s) { return Real(s / L + 1) * A[s & (L - 1)] + Real(s / L) * B[s & (L - 1)]; };
+  // E[r_0 r_1]: with k = 1 the two runs are g_0 and C − 1 − g_0, each g_0 = a with 1/C; with k >= 2,
+  // P(g_0 = a, g_1 = b) = C(C − s − 2, k − 2)/C(C, k) for s = a + b = 0 .. C − k: k(k − 1)/(C(C − 1)) at 0,
+  // then times (C − s − k)/(C − s − 2).
+  Real m11 = 0;
+  if (k == 1) {
+    m11 = W(C - 1) / Real(C);
+  } else {
+    Real q = Real(k) * Real(k - 1) / (Real(C) * Real(C - 1));
+    for (std::int64_t s = 0; s <= C - k; ++s) {
+      m11 += q * W(s);
+      if (s < C - k) q *= Real(C - s - k) / Real(C - s - 2);
+      if (q < std::numeric_limits<Real>::min()) break;
+    }
+  }
+  const Real runs = Real(k + 1), RL = Real(L);
+  const Real var_r = runs * (m2 - m1 * m1) + runs * Real(k) * (m11 - m1 * m1);
+  return {double((Real(C - k) - runs * m1) / RL), double(std::max(var_r, Real(0)) / (RL * RL))};
+}
+}  // namespace
+
 PaddingMoments exact_padding_exact_k(std::int64_t cols, std::int64_t k, int delta_bits, bool trailing) {
   require(cols >= 0 && k >= 0 && k <= cols, "need 0 <= k <= cols");
   require(macko::valid_delta_bits(delta_bits), "delta bits must be 1, 2, 4 or 8");
   const std::int64_t L = run_length(delta_bits), C = cols;
-  const std::int64_t runs = trailing ? k + 1 : k;  // runs that cost padding
-  if (runs == 0) return {0.0, 0.0};
+  if (trailing) return exact_k_trailing(C, k, L);
+  if (k == 0) return {0.0, 0.0};
   // ratio(j) = C(C − j, k)/C(C, k), 0 once C − j < k, taken at j = m·L in one pass (no table of C
   // entries: 32 GiB at C = 2^31), which ends where the ratio reaches 0.
   Real e1 = 0, e2 = 0, cross = 0;  // E f(run0), E f(run0)², E f(run0) f(run1)
@@ -238,7 +316,7 @@ PaddingMoments exact_padding_exact_k(std::int64_t cols, std::int64_t k, int delt
     e2 += Real(2 * m - 1) * ratio;
     if (m >= 2) cross += Real(m - 1) * ratio;  // s = m
   }
-  const Real r = Real(runs);
+  const Real r = Real(k);
   const Real mean = r * e1;
   const Real second = r * e2 + r * (r - 1) * cross;
   const Real var = second - mean * mean;

@@ -1,9 +1,10 @@
 // The exact finite-row padding model equals brute force: every one of the 2^C rows of C ≤ 16
 // columns is encoded by the real encoder and its padding read back; Bernoulli moments weight each
 // row by d^k (1 − d)^(C − k), exact-k moments average the C(C, k) rows with k nonzeros.
-#include <catch2/catch.hpp>
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "analysis/effd.hpp"
@@ -112,41 +113,51 @@ TEST_CASE("exact model approaches the paper's z/(1-z) term as rows grow", "[exac
   }
 }
 
-// Long rows, past what enumeration reaches: the model's O(log C) sums against the sums taken term by
-// term (each indicator product's probability times its count, as the model's comment derives them).
+// The Bernoulli model's first and second moments as sums taken term by term in R (each indicator
+// product's probability times its count, as the model's comment derives them): O(C) steps.
+namespace {
+template <class R>
+std::pair<R, R> term_by_term(std::int64_t C, double d, int db, bool trailing) {
+  const std::int64_t L = std::int64_t{1} << db;
+  R z = 1;
+  for (std::int64_t i = 0; i < L; ++i) z *= R(1) - R(d);
+  R mean = 0, second = 0, zm = 1;
+  for (std::int64_t m = 1; m * L <= C - 1; ++m) {
+    zm *= z;
+    mean += R(d) * zm * R(C - m * L);
+    second += R(d) * R(2 * m - 1) * zm * R(C - m * L);
+  }
+  R zs = z;
+  for (std::int64_t s = 2; C - 1 - s * L >= 1; ++s) {
+    zs *= z;
+    const R n = R(C - 1 - s * L);
+    second += R(d) * R(d) * R(s - 1) * zs * n * (n + 1);
+  }
+  if (trailing) {
+    R zt = 1;
+    for (std::int64_t m = 1; m * L <= C; ++m) {
+      zt *= z;
+      mean += zt;
+      second += R(2 * m - 1) * zt;
+    }
+    R zc = z;
+    for (std::int64_t s = 2; C - s * L >= 1; ++s) {
+      zc *= z;
+      second += 2 * R(d) * R(s - 1) * zc * R(C - s * L);
+    }
+  }
+  return {mean, second};
+}
+}  // namespace
+
+// Long rows, past what enumeration reaches: the model's O(log C) sums against the same sums taken
+// term by term.
 TEST_CASE("exact padding model equals its sums taken term by term on long rows", "[exact][sums]") {
-  using R = long double;
   for (const std::int64_t C : {100, 1000, 12345, 100000})
     for (const double d : {1e-4, 0.01, 0.1, 0.5})
       for (const int db : {1, 2, 4, 8})
         for (const bool trailing : {false, true}) {
-          const std::int64_t L = std::int64_t{1} << db;
-          const R z = std::pow(R(1) - R(d), R(L));
-          R mean = 0, second = 0, zm = 1;
-          for (std::int64_t m = 1; m * L <= C - 1; ++m) {
-            zm *= z;
-            mean += R(d) * zm * R(C - m * L);
-            second += R(d) * R(2 * m - 1) * zm * R(C - m * L);
-          }
-          R zs = z;
-          for (std::int64_t s = 2; C - 1 - s * L >= 1; ++s) {
-            zs *= z;
-            const R n = R(C - 1 - s * L);
-            second += R(d) * R(d) * R(s - 1) * zs * n * (n + 1);
-          }
-          if (trailing) {
-            R zt = 1;
-            for (std::int64_t m = 1; m * L <= C; ++m) {
-              zt *= z;
-              mean += zt;
-              second += R(2 * m - 1) * zt;
-            }
-            R zc = z;
-            for (std::int64_t s = 2; C - s * L >= 1; ++s) {
-              zc *= z;
-              second += 2 * R(d) * R(s - 1) * zc * R(C - s * L);
-            }
-          }
+          const auto [mean, second] = term_by_term<long double>(C, d, db, trailing);
           const auto model = exact_padding_bernoulli(C, d, db, trailing);
           INFO("C = " << C << ", d = " << d << ", delta bits " << db << ", trailing " << trailing);
           CHECK(std::abs(model.mean - double(mean)) <= 1e-12 * std::max(1.0, double(mean)));
@@ -154,4 +165,76 @@ TEST_CASE("exact padding model equals its sums taken term by term on long rows",
           CHECK(std::abs(model.variance - double(second - mean * mean)) <=
                 1e-12 * std::max(1.0, double(second)));
         }
+}
+
+// With trailing padding a row's padding is nearly fixed ((C − k − R)/L, R the runs' remainders mod
+// L), so its variance is small against the sums of about (C/L)² it is the difference of, and must
+// keep its digits there: compared on its own scale, against the sums taken term by term in quad
+// precision (Bernoulli; exact k >= 2, whose model sums the remainders instead) and against
+// whole-number sums over every placement of one nonzero (exact k = 1).
+#if defined(__SIZEOF_FLOAT128__)
+TEST_CASE("with trailing padding the variance keeps its digits at low density", "[exact][trailing]") {
+  for (const std::int64_t C : {1000, 100000, 1000000})
+    for (const int db : {1, 4})
+      for (const double d : {1e-12, 1e-9, 1e-6, 1e-3}) {
+        const auto [mean, second] = term_by_term<__float128>(C, d, db, true);
+        const double var = double(second - mean * mean);
+        const auto model = exact_padding_bernoulli(C, d, db, true);
+        INFO("C = " << C << ", d = " << d << ", delta bits " << db << ": term by term " << var << ", model "
+                    << model.variance);
+        REQUIRE(var > 0);
+        CHECK(std::abs(model.variance - var) <= 1e-9 * var);
+        CHECK(std::abs(model.mean - double(mean)) <= 1e-12 * double(mean));
+      }
+}
+
+TEST_CASE("exact k with trailing padding: remainder sums equal the run sums in quad precision",
+          "[exact][trailing]") {
+  using Q = __float128;
+  for (const std::int64_t C : {100000, 100003})
+    for (const std::int64_t k : {2, 3, 10, 100})
+      for (const int db : {1, 4, 8}) {
+        // E⌊g_0/L⌋, E⌊g_0/L⌋², E⌊g_0/L⌋⌊g_1/L⌋ from P(g_0 >= j) = C(C − j, k)/C(C, k) and
+        // P(g_0 >= a, g_1 >= b) = C(C − a − b, k)/C(C, k), over the k + 1 runs.
+        const std::int64_t L = std::int64_t{1} << db;
+        Q e1 = 0, e2 = 0, cross = 0, ratio = 1;
+        std::int64_t j = 0;
+        for (std::int64_t m = 1; m * L <= C; ++m) {
+          for (; j < m * L; ++j) ratio = j < C - k ? ratio * Q(C - k - j) / Q(C - j) : Q(0);
+          e1 += ratio;
+          e2 += Q(2 * m - 1) * ratio;
+          if (m >= 2) cross += Q(m - 1) * ratio;
+        }
+        const Q r = Q(k + 1), mean = r * e1, var = r * e2 + r * (r - 1) * cross - mean * mean;
+        const auto model = exact_padding_exact_k(C, k, db, true);
+        INFO("C = " << C << ", k = " << k << ", delta bits " << db << ": run sums " << double(var)
+                    << ", model " << model.variance);
+        CHECK(std::abs(model.mean - double(mean)) <= 1e-12 * double(mean));
+        CHECK(std::abs(model.variance - double(var)) <= 1e-9 * double(var));
+      }
+}
+#endif
+
+TEST_CASE("exact k = 1 with trailing padding: moments equal whole-number sums over every placement",
+          "[exact][trailing]") {
+  for (const std::int64_t C : {1000000, 1000007})
+    for (const int db : {1, 2, 4, 8}) {
+      const std::int64_t L = std::int64_t{1} << db;
+      // One nonzero at j: the run in front of it and the trailing run after it. The sums are of
+      // p − p0, which is -1 or 0, so C² · variance stays a whole number within 64 bits.
+      const std::int64_t p0 = (C - 1) / L;
+      std::int64_t s1 = 0, s2 = 0;
+      for (std::int64_t j = 0; j < C; ++j) {
+        const std::int64_t p = j / L + (C - 1 - j) / L - p0;
+        s1 += p;
+        s2 += p * p;
+      }
+      const double var = double(C * s2 - s1 * s1) / (double(C) * double(C));
+      const double mean = double(p0) + double(s1) / double(C);
+      const auto model = exact_padding_exact_k(C, 1, db, true);
+      INFO("C = " << C << ", delta bits " << db << ": whole-number variance " << var << ", model "
+                  << model.variance);
+      CHECK(std::abs(model.mean - mean) <= 1e-12 * mean);
+      CHECK(std::abs(model.variance - var) <= 1e-9 * std::max(var, 1.0 / double(L)));
+    }
 }
