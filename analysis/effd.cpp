@@ -18,8 +18,8 @@ namespace warpsparse::analysis {
 
 namespace {
 using Real = long double;  // the variance is a difference of two large sums
-// With trailing padding that difference is far larger still (exact_padding_bernoulli says why): it is
-// taken in quad precision where the compiler has it.
+// With trailing padding that difference is far larger still, and the Bernoulli model takes it in
+// quad precision where the compiler has it (exact_padding_bernoulli says why).
 #if defined(__SIZEOF_FLOAT128__)
 using Quad = __float128;
 #else
@@ -138,14 +138,6 @@ double format_effd(Format f, double d, const StorageConfig& c) {
 
 namespace {
 
-// Σ_{m=lo}^{hi} p(m)·z^m for the cubic p(m) = c[0] + c[1]·m + c[2]·m² + c[3]·m³ (0 when hi < lo),
-// in O(log hi) steps, as z^lo·Σ_{i=0}^{hi-lo} q(i)·z^i with q(i) = p(lo + i): subtracting the terms
-// below lo instead would cancel them against the sum, all of it when z is small. The power sums
-// P_k(n) = Σ_{i<n} i^k·z^i double as P_k(2n) = P_k(n) + z^n·Σ_{j<=k} C(k, j)·n^(k-j)·P_j(n), one term
-// added per set bit of n. Their terms are all non-negative, so they carry no cancellation; the
-// closed forms in 1/(1 − z)^k lose every digit as z → 1 (d → 0), and a loop over m takes seconds
-// at 2^31 columns. What cancels is the combination with q's coefficients, a few bits for the
-// polynomials below, which are >= 0 on [lo, hi].
 // x^n by squaring (n >= 0), for any of the floating types here (std::pow has no quad overload).
 template <class R>
 R power(R x, std::int64_t n) {
@@ -155,6 +147,14 @@ R power(R x, std::int64_t n) {
   return r;
 }
 
+// Σ_{m=lo}^{hi} p(m)·z^m for the cubic p(m) = c[0] + c[1]·m + c[2]·m² + c[3]·m³ (0 when hi < lo),
+// in O(log hi) steps, as z^lo·Σ_{i=0}^{hi-lo} q(i)·z^i with q(i) = p(lo + i): subtracting the terms
+// below lo instead would cancel them against the sum, all of it when z is small. The power sums
+// P_k(n) = Σ_{i<n} i^k·z^i double as P_k(2n) = P_k(n) + z^n·Σ_{j<=k} C(k, j)·n^(k-j)·P_j(n), one term
+// added per set bit of n. Their terms are all non-negative, so they carry no cancellation; the
+// closed forms in 1/(1 − z)^k lose every digit as z → 1 (d → 0), and a loop over m takes seconds
+// at 2^31 columns. What cancels is the combination with q's coefficients, a few bits for the
+// polynomials below, which are >= 0 on [lo, hi].
 template <class Real>
 Real cubic_geometric_sum(Real z, std::int64_t lo, std::int64_t hi, const std::array<Real, 4>& c) {
   if (hi < lo) return 0;
@@ -256,9 +256,10 @@ PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bi
 // With trailing padding all k + 1 runs cost ⌊g/L⌋ and fill the row, so the padding is (C − k − R)/L
 // with R = Σ r_i, r_i = g_i mod L, as in exact_padding_bernoulli; the variance, Var(R)/L², is then
 // summed from the remainders' moments, O(L²) terms that cannot cancel by more than a factor of about
-// k. The sums of ⌊g/L⌋ below instead differ by (C/L)²: they were 2e-5 off at C = 10^6, L = 2, k = 2
-// in long double, and gave 9.4e-6 where the variance is 0 (k = 1); quad precision fixed that but
-// took 230 s at C = 2^31 against 13.
+// k. The sums of ⌊g/L⌋ (the case without trailing padding, below) would be of about (C/L)² here and
+// cancel: in long double they were 2e-5 off at C = 10^6, L = 2, k = 2, and gave 9.4e-6 where the
+// variance is 0 (k = 1); in quad precision they were right but took 230 s at C = 2^31, against 3 s
+// for the remainders.
 namespace {
 PaddingMoments exact_k_trailing(std::int64_t C, std::int64_t k, std::int64_t L) {
   if (k == 0) return {double(C / L), 0.0};
