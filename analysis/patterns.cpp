@@ -352,13 +352,17 @@ std::vector<Pattern> all_patterns() {
   return v;
 }
 
-// Every family's range for its parameter, in one place: the generators read it unchecked.
+// Every family's range for its parameter, and which families have none, in one place: the
+// generators read it unchecked.
 // pattern_row calls this for every row, so the message is formatted only on failure.
 void require_param(const PatternSpec& spec, std::string_view option) {
   const double p = spec.param;
   const char* range = nullptr;  // what the parameter means and must be, when it is not
   if (!std::isfinite(p) || p < 0.0) {
     range = " must be finite and >= 0 (0: the family's default)";
+  } else if (p > 0.0 && !pattern_takes_param(spec.kind)) {  // it would be ignored
+    throw Error(
+        fmt::format("{}: the {} pattern has no parameter, got {:g}", option, to_string(spec.kind), p));
   } else if (p > 0.0) {  // 0: the family's default
     switch (spec.kind) {
       case Pattern::magnitude_row:

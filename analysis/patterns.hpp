@@ -67,7 +67,8 @@ bool pattern_takes_density(Pattern p);
 bool pattern_takes_param(Pattern p);
 
 // Throws Error, naming `option` (the caller's name for the parameter) and the family, unless
-// spec.param is 0 (the default) or in the family's range. pattern_row calls it.
+// spec.param is 0 (the default) or in the family's range; a family without a parameter takes only 0.
+// pattern_row calls it.
 void require_param(const PatternSpec& spec, std::string_view option = "param");
 
 // One row's sorted column indices (deterministic in (spec, cols, seed, row)).

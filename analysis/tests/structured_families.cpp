@@ -86,6 +86,8 @@ TEST_CASE("each family's parameter range is checked in one place, naming the cal
                     Catch::Contains("--param: the row_blocked_permuted pattern's parameter, the group size"));
   CHECK_THROWS_WITH(pattern_row({Pattern::column_clustered, 0.3, 1.5}, 10, 1, 0),
                     Catch::Contains("param: the column_clustered pattern's parameter, the hot share"));
+  CHECK_THROWS_WITH(pattern_row({Pattern::bernoulli, 0.3, 7.0}, 10, 1, 0),
+                    Catch::Contains("param: the bernoulli pattern has no parameter, got 7"));
   CHECK_THROWS_WITH(pattern_row({Pattern::row_varying, 0.3, -1.0}, 10, 1, 0),
                     Catch::Contains("finite and >= 0"));
   CHECK_THROWS_WITH(pattern_row({Pattern::bernoulli, 0.3, std::nan("")}, 10, 1, 0),

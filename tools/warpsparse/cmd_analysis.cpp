@@ -208,9 +208,8 @@ void register_analysis_commands(CLI::App& app) {
   pad->callback([=] {
     StudyConfig cfg = *so;
     cfg.pattern.kind = parse_pattern(*pattern);
-    // A family that would ignore an option refuses it; the N:M families have one density.
-    require(cfg.pattern.param == 0 || pattern_takes_param(cfg.pattern.kind),
-            "--param: the " + *pattern + " pattern has no parameter");
+    // A family that would ignore an option refuses it (require_param: --param); the N:M families
+    // have one density.
     analysis::require_param(cfg.pattern, "--param");
     const bool nm = !pattern_takes_density(cfg.pattern.kind);
     require(!nm || dens->empty(),
