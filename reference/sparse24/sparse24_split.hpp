@@ -203,8 +203,10 @@ inline int choose_tile_rows(long long m, long long n, long long k, int ktiles, c
 // behind on 11 of 12. At 256 tokens (one run, sustained) the same split held: ahead on all 11
 // weights with more tiles than SMs, behind on 19 of the other 20. At 2048 tokens (rested) they
 // were -0.8 to +3 % on four weights and -4.4 to +1.7 points, -0.8 on average, on ten others, so
-// wider products keep single CTAs. The schedule must allow clusters too (SplitPlan::clusters, on
-// all of the device's SMs), so the tile auto names is the one that runs.
+// wider products keep single CTAs. Clusters of four on a tile row (A leaving L2 once per four
+// tiles) ran behind the pairs on 15 of those 19 weights, by 4.2 points on average (H100, rested, one
+// run), so two it is. The schedule must allow clusters too (SplitPlan::clusters, on all of the
+// device's SMs), so the tile auto names is the one that runs.
 inline constexpr int kPairMaxCols = 4;
 inline bool choose_pairs(long long m, long long n, long long k, int ktiles, const DeviceFacts& d) {
   if (m <= 0 || n <= 0 || k <= 0) return false;
