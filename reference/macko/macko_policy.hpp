@@ -56,11 +56,15 @@ struct Rules {
   int grid_split_min_parts = 4;
   // Delta width (choose_delta_bits): one element slot a warp walks at 8-bit deltas costs this many of
   // those at 4-bit deltas (more delta bytes per slot, and columns advanced element by element instead
-  // of by SWAR sums), with one row per warp and with two. Set from 39 pairs of both widths at
-  // d = 0.2 / 0.15 / 0.1 / 0.05 (H100, 2026-11-27; docs/macko-schedule.md): one row per warp, 8
-  // bits lost 1-10 % at slot ratios of 0.83-1.0, won 3-6 % at 0.80-0.83 and 15-35 % at <= 0.67, so
-  // the weight keeps only the last; two rows per warp, 8 bits won at every ratio measured (0.5-0.86).
-  double delta8_slot_cost = 1.3;
+  // of by SWAR sums), with one row per warp and with two. The slot ratio (8-bit slots over 4-bit)
+  // comes in steps, since rows walk whole steps. One row per warp (H100, both widths timed:
+  // 2026-11-27 at d = 0.2-0.05, 2026-12-06 at d = 0.07-0.2; docs/macko-schedule.md): on
+  // 2026-12-06 8 bits won, by 1-18 %, all 22 cases at a ratio of 0.80 or less and lost 11 of 12 at
+  // 0.86 or more (up to 14 %); at 0.83, 12288² won and three other shapes lost 2-10 %. So 1.22
+  // takes 8 bits below 0.82 (the earlier 1.3 gave up the wins at 0.80: 40 faster picks of 52
+  // cases against 49). Two rows per warp, 8 bits won at every ratio measured on 2026-11-27
+  // (0.5-0.86) and in 14 of 15 cases on 2026-12-06 (lost 9 % on 32000 x 5120 at d = 0.12, 0.83).
+  double delta8_slot_cost = 1.22;
   double delta8_slot_cost_two_rows = 1.1;
 };
 inline constexpr Rules kH100Rules{};
