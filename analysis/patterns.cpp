@@ -357,34 +357,32 @@ std::vector<Pattern> all_patterns() {
 // pattern_row calls this for every row, so the message is formatted only on failure.
 void require_param(const PatternSpec& spec, std::string_view option) {
   const double p = spec.param;
-  const char* range = nullptr;  // what the parameter means and must be, when it is not
+  const char* wrong = nullptr;  // what is wrong with the parameter, after "the <family> pattern"
   if (!std::isfinite(p) || p < 0.0) {
-    range = " must be finite and >= 0 (0: the family's default)";
+    wrong = "'s parameter must be finite and >= 0 (0: the family's default)";
   } else if (p > 0.0 && !pattern_takes_param(spec.kind)) {  // it would be ignored
-    throw Error(
-        fmt::format("{}: the {} pattern has no parameter, got {:g}", option, to_string(spec.kind), p));
+    wrong = " has no parameter";
   } else if (p > 0.0) {  // 0: the family's default
     switch (spec.kind) {
       case Pattern::magnitude_row:
       case Pattern::magnitude_matrix:
       case Pattern::magnitude_heavy:
-        if (p > 2.0) range = ", the log-sd of the scales, must lie in (0, 2]";
+        if (p > 2.0) wrong = "'s parameter, the log-sd of the scales, must lie in (0, 2]";
         break;
       case Pattern::row_blocked:
       case Pattern::row_blocked_permuted:
         if (p < 1.0 || p > double(1 << 20) || p != std::floor(p))
-          range = ", the group size in rows, must be a whole number in [1, 2^20]";
+          wrong = "'s parameter, the group size in rows, must be a whole number in [1, 2^20]";
         break;
       case Pattern::column_clustered:
-        if (p > 1.0) range = ", the hot share of the columns, must lie in (0, 1]";
+        if (p > 1.0) wrong = "'s parameter, the hot share of the columns, must lie in (0, 1]";
         break;
       default:
         break;
     }
   }
-  if (range)
-    throw Error(
-        fmt::format("{}: the {} pattern's parameter{}, got {:g}", option, to_string(spec.kind), range, p));
+  if (wrong)
+    throw Error(fmt::format("{}: the {} pattern{}, got {:g}", option, to_string(spec.kind), wrong, p));
 }
 
 std::vector<std::int32_t> pattern_row(const PatternSpec& spec, std::int64_t cols, std::uint64_t seed,
