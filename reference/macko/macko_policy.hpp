@@ -238,11 +238,14 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     if (low && m.cols >= r.low_min_cols && m.cols <= r.x_shared_max_cols) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
-      if (tall || m.cols >= 3 * m.rows) s.lane_elems = kElemsPerLane;
-      p.why.push_back("low density, " + std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) +
-                      " columns: x in shared memory, " + std::to_string(s.warps_per_block) + "-warp blocks, " +
-                      std::to_string(s.lane_elems) + " elements per lane" +
-                      (s.lane_elems == kElemsPerLane ? " (long rows: tall, or cols >= 3 rows)" : " (square-ish)"));
+      // From shared memory a gather costs its bank conflicts, not L1 lines, so the 4-element walk's
+      // extra scan per 128 elements no longer buys anything: 8 elements won on every shape measured,
+      // long rows and square-ish alike (docs/macko-schedule.md).
+      s.lane_elems = kElemsPerLane;
+      p.why.push_back("low density, " + std::to_string(r.low_min_cols) + "-" +
+                      std::to_string(r.x_shared_max_cols) + " columns: x in shared memory, " +
+                      std::to_string(s.warps_per_block) + "-warp blocks, " + std::to_string(s.lane_elems) +
+                      " elements per lane");
     } else if (m.cols <= r.x_shared_max_cols && (m.cols >= m.rows || s.lane_elems == kElemsPerLane)) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();

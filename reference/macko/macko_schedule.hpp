@@ -156,17 +156,18 @@ inline constexpr bool kSweepOnly = true;
 // docs/macko-schedule.md gives the rule and the measurement behind each.
 inline constexpr CompiledVariant kCompiledVariants[] = {
     // One vector, x read through L1.
-    {{}, kEveryDeltaWidth},                   // the default loads
-    {{.lane_elems = 4}, k4BitDeltas},         // low density
-    {{.row_splits = 2}, k4BitDeltas},         // wide matrices whose x is too wide for shared memory
+    {{}, kEveryDeltaWidth},            // the default loads
+    {{.lane_elems = 4}, k4BitDeltas},  // low density
+    {{.row_splits = 2}, k4BitDeltas},  // wide matrices whose x is too wide for shared memory
     // One vector, x staged in shared memory.
     {{.x_shared = true}, k4BitDeltas | delta_bit(8)},
-    {{.lane_elems = 4, .x_shared = true}, k4BitDeltas},  // low density, square-ish
-    {{.row_splits = 2, .x_shared = true}, k4BitDeltas},  // a short last round of long rows
+    {{.lane_elems = 4, .x_shared = true}, k4BitDeltas},    // low density under 7168 columns
+    {{.row_splits = 2, .x_shared = true}, k4BitDeltas},    // a short last round of long rows
     {{.x_shared = true, .x_swizzle = true}, k4BitDeltas},  // the same three for N:M rows, swizzled
     {{.lane_elems = 4, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
     {{.row_splits = 2, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
-    {{.row_lanes = 16, .x_shared = true}, k4BitDeltas | delta_bit(8)},  // short rows on tall matrices: two rows per warp
+    {{.row_lanes = 16, .x_shared = true},
+     k4BitDeltas | delta_bit(8)},       // short rows on tall matrices: two rows per warp
     {{.grid_splits = 2}, k4BitDeltas},  // few long rows: each row over many warps of the grid
     // Batches of 2, 4 and 8 vectors.
     {{.x_shared = true, .batch = 2}, k4BitDeltas},
