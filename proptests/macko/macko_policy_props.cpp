@@ -204,7 +204,10 @@ TEST_CASE("8-bit deltas: the shape rules at 8 elements per lane where their kern
   // Low density: x in shared memory as at 4-bit deltas, but 8 elements per lane (4 is not built).
   CHECK(pick(12288, 12288, 0.1, 1, 8) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
   CHECK(pick(21504, 7168, 0.1, 1, 8) == macko::Schedule{.row_lanes = 16, .x_shared = true});
-  CHECK(pick(27648, 9216, 0.1, 1, 8) == macko::Schedule{.x_shared = true});
+  // Two rows per warp on tall matrices up to 1152 nonzeros per row at 8 bits (768 at 4 bits).
+  CHECK(pick(27648, 9216, 0.1, 1, 8) == macko::Schedule{.row_lanes = 16, .x_shared = true});
+  CHECK(pick(27648, 9216, 0.1, 1, 4) == macko::Schedule{.x_shared = true});
+  CHECK(pick(27648, 9216, 0.13, 1, 8) == macko::Schedule{.x_shared = true});  // 1198 nonzeros per row
   // No 8-bit kernel for grid splits, row splits or x through L1 at 4 elements: the default loads, said.
   CHECK(pick(1, 65536, 0.5, 1, 8) == macko::Schedule{});
   const macko::Plan split = macko::plan_schedule(shape(9216, 36864, 0.5, 8), kH100);
@@ -242,6 +245,12 @@ TEST_CASE("choose_delta_bits: 8 bits where they save more element slots than the
   const macko::DeltaChoice joined = macko::choose_delta_bits(std::span<const SparseRows<float>>(blocks), 5120, true, kH100);
   CHECK(joined.slots4 == wide.slots4);
   CHECK(joined.slots8 == wide.slots8);
+  // The weight: 1.1 where both widths walk two rows per warp (tall, rows of 683 nonzeros), 1.22 where
+  // the 8-bit rows alone do (911 nonzeros: two rows at 8 bits only).
+  CHECK(macko::choose_delta_bits(strided(10000, 8192, 12), true, kH100).why.find(" x 1.1 ") !=
+        std::string::npos);
+  CHECK(macko::choose_delta_bits(strided(10000, 8192, 9), true, kH100).why.find(" x 1.22 ") !=
+        std::string::npos);
   // Empty matrices and rows choose 4.
   CHECK(macko::choose_delta_bits(strided(0, 5120, 20), true, kH100).delta_bits == 4);
   CHECK(macko::choose_delta_bits(strided(10, 10, 20), false, kH100).delta_bits == 4);

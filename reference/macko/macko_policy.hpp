@@ -31,8 +31,10 @@ struct Rules {
   std::int64_t low_min_cols = 7168;
   int tall_large_block_warps = 12;
   // Tall matrices of at most tall_max_cols columns whose rows hold at most this many nonzeros run two
-  // rows per warp.
+  // rows per warp; at 8-bit deltas up to two_rows_max_nnz_delta8 (their one-row walk costs more per
+  // element slot, Rules::delta8_slot_cost, so sharing a warp pays on longer rows).
   double two_rows_max_nnz = 768;
+  double two_rows_max_nnz_delta8 = 1152;
   // Where cols >= rows, rows are split over two warps when the persistent grid's last round is less
   // than split_tail full and each half row keeps split_min_warp_nnz nonzeros.
   double split_tail = 0.5;
@@ -62,8 +64,10 @@ struct Rules {
   // 2026-12-06 8 bits won, by 1-18 %, all 22 cases at a ratio of 0.80 or less and lost 11 of 12 at
   // 0.86 or more (up to 14 %); at 0.83, 12288² won and three other shapes lost 2-10 %. So 1.22
   // takes 8 bits below 0.82 (the earlier 1.3 gave up the wins at 0.80: 40 faster picks of 52
-  // cases against 49). Two rows per warp, 8 bits won at every ratio measured on 2026-11-27
-  // (0.5-0.86) and in 14 of 15 cases on 2026-12-06 (lost 9 % on 32000 x 5120 at d = 0.12, 0.83).
+  // cases against 49). Where only the 8-bit schedule runs two rows per warp (rows of 768-1152
+  // nonzeros), the same: 8 bits won all four cases at 0.80 and lost all six at 0.87-0.89 (by 5-9 %).
+  // Two rows per warp at both widths, 8 bits won at every ratio measured on 2026-11-27 (0.5-0.86)
+  // and in 14 of 15 cases on 2026-12-06 (lost 9 % on 32000 x 5120 at d = 0.12, 0.83).
   double delta8_slot_cost = 1.22;
   double delta8_slot_cost_two_rows = 1.1;
 };
@@ -223,12 +227,14 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
   const bool tall = m.rows > m.cols;
   auto blocks_for_x = [&] { return x_shared_block_warps(m, r); };
   const double row_nnz = m.density * static_cast<double>(m.cols);
-  if (tall && m.cols <= r.tall_max_cols && row_nnz <= r.two_rows_max_nnz) {
+  const double two_rows_max = wide_deltas ? r.two_rows_max_nnz_delta8 : r.two_rows_max_nnz;
+  if (tall && m.cols <= r.tall_max_cols && row_nnz <= two_rows_max) {
     s.x_shared = true;
     s.row_lanes = 16;
     s.warps_per_block = 4;
-    p.why.push_back("tall, <= " + std::to_string(r.tall_max_cols) + " columns, rows of " + num(std::round(row_nnz)) +
-                    " <= " + num(r.two_rows_max_nnz) + " nonzeros: two rows per warp, x in shared memory, 4-warp blocks");
+    p.why.push_back("tall, <= " + std::to_string(r.tall_max_cols) + " columns, rows of " +
+                    num(std::round(row_nnz)) + " <= " + num(two_rows_max) +
+                    " nonzeros: two rows per warp, x in shared memory, 4-warp blocks");
   } else {
     const bool low = m.density <= r.low_density;
     if (low && !wide_deltas) {
@@ -385,7 +391,10 @@ DeltaChoice choose_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_
   Schedule s4, s8;
   c.slots4 = slots(4, len4, s4);
   c.slots8 = slots(8, len8, s8);
-  const double weight = s8.row_lanes < kWarpLanes ? r.delta8_slot_cost_two_rows : r.delta8_slot_cost;
+  // The two-rows weight compares two-row walks at both widths; where only the 8-bit schedule shares
+  // its warps (rows too long for 4-bit two-rows), its slots are weighed against one-row 4-bit slots.
+  const bool both_two_rows = s4.row_lanes < kWarpLanes && s8.row_lanes < kWarpLanes;
+  const double weight = both_two_rows ? r.delta8_slot_cost_two_rows : r.delta8_slot_cost;
   const double cost8 = c.slots8 * weight;
   const auto pct = [](double v) { return std::to_string(static_cast<long long>(std::llround(v * 100))) + " %"; };
   if (!s8.x_shared) {
