@@ -31,8 +31,8 @@ struct Rules {
   std::int64_t low_min_cols = 7168;
   int tall_large_block_warps = 12;
   // Tall matrices of at most tall_max_cols columns whose rows hold at most this many nonzeros run two
-  // rows per warp; at 8-bit deltas up to two_rows_max_nnz_delta8 (their one-row walk costs more per
-  // element slot, Rules::delta8_slot_cost, so sharing a warp pays on longer rows).
+  // rows per warp; at 8-bit deltas up to two_rows_max_nnz_delta8, where two rows still won at 1147
+  // nonzeros (by 11 %) and stopped winning from about 1300 (docs/macko-schedule.md, `two-rows`).
   double two_rows_max_nnz = 768;
   double two_rows_max_nnz_delta8 = 1152;
   // Where cols >= rows, rows are split over two warps when the persistent grid's last round is less
@@ -244,9 +244,9 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     if (low && m.cols >= r.low_min_cols && m.cols <= r.x_shared_max_cols) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
-      // From shared memory a gather costs its bank conflicts, not L1 lines, so the 4-element walk's
-      // extra scan per 128 elements no longer buys anything: 8 elements won on every shape measured,
-      // long rows and square-ish alike (docs/macko-schedule.md).
+      // From shared memory a gather costs its bank conflicts, not L1 lines, so the 4-element walk
+      // saves nothing and keeps its extra scan per 128 elements: 8 elements won on every shape
+      // measured, long rows and square-ish alike (docs/macko-schedule.md).
       s.lane_elems = kElemsPerLane;
       p.why.push_back("low density, " + std::to_string(r.low_min_cols) + "-" +
                       std::to_string(r.x_shared_max_cols) + " columns: x in shared memory, " +
