@@ -237,17 +237,17 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
                     " nonzeros: two rows per warp, x in shared memory, 4-warp blocks");
   } else {
     const bool low = m.density <= r.low_density;
-    if (low && !wide_deltas) {
+    // From shared memory a gather costs its bank conflicts, not L1 lines, so there the 4-element walk
+    // saves nothing and keeps its extra scan per 128 elements: low-density x in shared memory walks
+    // 8 elements, long rows and square-ish alike (docs/macko-schedule.md).
+    const bool low_x_shared = low && m.cols >= r.low_min_cols && m.cols <= r.x_shared_max_cols;
+    if (low && !wide_deltas && !low_x_shared) {
       s.lane_elems = 4;
       p.why.push_back("density <= " + num(r.low_density) + ": 4 elements per lane");
     }
-    if (low && m.cols >= r.low_min_cols && m.cols <= r.x_shared_max_cols) {
+    if (low_x_shared) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
-      // From shared memory a gather costs its bank conflicts, not L1 lines, so the 4-element walk
-      // saves nothing and keeps its extra scan per 128 elements: 8 elements won on every shape
-      // measured, long rows and square-ish alike (docs/macko-schedule.md).
-      s.lane_elems = kElemsPerLane;
       p.why.push_back("low density, " + std::to_string(r.low_min_cols) + "-" +
                       std::to_string(r.x_shared_max_cols) + " columns: x in shared memory, " +
                       std::to_string(s.warps_per_block) + "-warp blocks, " + std::to_string(s.lane_elems) +
