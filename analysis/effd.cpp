@@ -261,16 +261,26 @@ PaddingMoments exact_padding_bernoulli(std::int64_t cols, double d, int delta_bi
 // variance is 0 (k = 1); in quad precision they were right but took 230 s at C = 2^31, against 3 s
 // for the remainders.
 namespace {
+// The sums below walk a row term by term, each term a probability that shrinks at least by a fixed
+// factor q per step times a weight that grows by at most s per step. Σ_{i>=0} (w + s·i)·q^i bounds
+// what is left from the next term (weight w) on; once that is under a quarter of the sum's epsilon
+// (below half an ulp), no later term can round the sum to another value, and the walk stops there
+// instead of at the end of a row of up to 2^31 columns.
+Real weighted_geometric(Real w, Real s, Real q) { return w / (1 - q) + s * q / ((1 - q) * (1 - q)); }
+bool negligible(Real rest, Real sum) { return rest < sum * (std::numeric_limits<Real>::epsilon() / 4); }
+
 PaddingMoments exact_k_trailing(std::int64_t C, std::int64_t k, std::int64_t L) {
   if (k == 0) return {double(C / L), 0.0};
   // P(g_0 = a) = C(C − a − 1, k − 1)/C(C, k), a = 0 .. C − k: k/C at 0, then times (C − a − k)/(C − a − 1).
+  // Each step's factor is at most q1 = 1 − (k − 1)/(C − 1), and r <= L − 1 (k = 1: uniform, no stop).
   Real p = Real(k) / Real(C), m1 = 0, m2 = 0;
+  const Real rest1 = k >= 2 ? weighted_geometric(Real(L - 1), 0, 1 - Real(k - 1) / Real(C - 1)) : 0;
   for (std::int64_t a = 0; a <= C - k; ++a) {
     const Real r = Real(a & (L - 1));
     m1 += p * r;
     m2 += p * r * r;
     if (a < C - k) p *= Real(C - a - k) / Real(C - a - 1);
-    if (k >= 2 && p < std::numeric_limits<Real>::min()) break;  // the rest are negligible
+    if (k >= 2 && negligible(p * rest1, m1) && negligible(p * rest1 * Real(L - 1), m2)) break;
   }
   // W(s) = Σ_{a+b=s} (a mod L)(b mod L): with s = n·L + t, the a ≡ α (mod L) up to s are n + 1 for
   // α ≤ t (b ≡ t − α) and n for α > t (b ≡ t − α + L), so W = (n + 1)·A(t) + n·B(t).
@@ -286,11 +296,13 @@ PaddingMoments exact_k_trailing(std::int64_t C, std::int64_t k, std::int64_t L) 
   if (k == 1) {
     m11 = W(C - 1) / Real(C);
   } else {
+    // Each step's factor is at most q2 = 1 − (k − 2)/(C − 2), and W(s) <= (s + 1)(L − 1)² (k = 2: no stop).
     Real q = Real(k) * Real(k - 1) / (Real(C) * Real(C - 1));
+    const Real q2 = k >= 3 ? 1 - Real(k - 2) / Real(C - 2) : 1, w2 = Real(L - 1) * Real(L - 1);
     for (std::int64_t s = 0; s <= C - k; ++s) {
       m11 += q * W(s);
       if (s < C - k) q *= Real(C - s - k) / Real(C - s - 2);
-      if (q < std::numeric_limits<Real>::min()) break;
+      if (k >= 3 && negligible(q * w2 * weighted_geometric(Real(s + 2), 1, q2), m11)) break;
     }
   }
   const Real runs = Real(k + 1), RL = Real(L);
@@ -306,16 +318,23 @@ PaddingMoments exact_padding_exact_k(std::int64_t cols, std::int64_t k, int delt
   if (trailing) return exact_k_trailing(C, k, L);
   if (k == 0) return {0.0, 0.0};
   // ratio(j) = C(C − j, k)/C(C, k), 0 once C − j < k, taken at j = m·L in one pass (no table of C
-  // entries: 32 GiB at C = 2^31), which ends where the ratio reaches 0.
+  // entries: 32 GiB at C = 2^31). Each step of j multiplies it by 1 − k/(C − j) <= 1 − k/C, so from
+  // one m to the next by at most q0 = (1 − k/C)^L.
   Real e1 = 0, e2 = 0, cross = 0;  // E f(run0), E f(run0)², E f(run0) f(run1)
   Real ratio = 1;
+  const Real q0 = power(1 - Real(k) / Real(C), L);
   std::int64_t j = 0;
   for (std::int64_t m = 1; m * L <= C; ++m) {
     for (; j < m * L; ++j) ratio = j < C - k ? ratio * Real(C - k - j) / Real(C - j) : Real(0);
-    if (ratio < std::numeric_limits<Real>::min()) break;  // as above: the rest are negligible
+    if (ratio == 0) break;
     e1 += ratio;
     e2 += Real(2 * m - 1) * ratio;
     if (m >= 2) cross += Real(m - 1) * ratio;  // s = m
+    const Real next = ratio * q0;              // bounds the term at m + 1
+    if (negligible(next * weighted_geometric(1, 0, q0), e1) &&
+        negligible(next * weighted_geometric(Real(2 * m + 1), 2, q0), e2) &&
+        negligible(next * weighted_geometric(Real(m), 1, q0), cross))
+      break;
   }
   const Real r = Real(k);
   const Real mean = r * e1;
