@@ -47,7 +47,7 @@ file(WRITE "${WORK}/notes.txt" "hello\n")
 expect(encode 0 "nnz 4, emitted 8" encode --format macko "${WORK}/good.mtx" "${WORK}/good.macko")
 expect(encode-bf16-2bit 0 "good2.macko" encode --format macko --value-type bf16 --delta-bits 2 "${WORK}/good.mtx" "${WORK}/good2.macko")
 # --delta-bits auto: the policy's width, and why, on stderr (a 3 x 40 matrix walks one step a row either way: 4).
-expect(encode-auto-deltas 0 "4-bit deltas: 384 element slots walked against 768 x 1.22 at 8-bit" encode --format macko --delta-bits auto "${WORK}/good.mtx" "${WORK}/good-auto.macko")
+expect(encode-auto-deltas 0 "4-bit deltas: 768 element slots walked against 768 x 1.22 at 8-bit" encode --format macko --delta-bits auto "${WORK}/good.mtx" "${WORK}/good-auto.macko")
 expect(bad-delta-bits 1 "--delta-bits: must be 1, 2, 4, 8 or auto, got 3" encode --format macko --delta-bits 3 "${WORK}/good.mtx" "${WORK}/x.macko")
 # "auto" is stored as a number, which typed is refused like any other; whole numbers such as 2.0
 # are taken, and a bad one is named with the choices.
@@ -92,7 +92,7 @@ expect(verify-two-rows-corpus 0 "16 lanes per row.*ok" verify --value-type fp32 
 expect(verify-two-rows-batch 1 "--row-lanes 16 \\(two rows per warp\\) multiplies one vector; --batch 4 needs --row-lanes 32" verify --row-lanes 16 --batch 4 "${WORK}/good.macko")
 expect(demo 0 "throughput.*ok" demo --rows 64 --cols 1000 --density 0.1 --seed 3)
 # plan: the schedule the policy picks for a GPU, and why (the H200 runs the H100's rules).
-expect(plan-h100 0 "gpu +NVIDIA H100.*schedule +wpb=16/.*/xs=1 \\(batch 1, compiled variant [0-9]+.*because +x of <= 49152 columns" plan --gpu h100 "${WORK}/good.mtx")
+expect(plan-h100 0 "gpu +NVIDIA H100.*schedule +wpb=16/.*/xs=1 \\(batch 1, compiled variant [0-9]+.*because +low density, 3 rows in one round of the grid's 4224" plan --gpu h100 "${WORK}/good.mtx")
 expect(plan-h200-batch 0 "gpu +NVIDIA H200.*rules measured on the NVIDIA H100.*batch=4" plan --gpu h200 --batch 4 "${WORK}/good.macko")
 expect(plan-json 0 "\"schedule\": \"wpb=.*\"why\"" plan --json "${WORK}/good.macko")
 # plan puts EC beside MACKO: EC's plan, both predicted times, the pick and why (docs/ec-spmv.md,

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "analysis/patterns.hpp"
@@ -188,6 +189,17 @@ TEST_CASE("the rules, one by one (H100)") {
     CHECK(s.warps_per_block == w);
   }
   CHECK(pick(40000, 6000, 0.15) == macko::Schedule{.lane_elems = 4});  // 900 nonzeros per row
+  // Under 7168 columns, cols >= rows: 8 elements while the rows fit one round of the grid
+  // (2 x 132 16-warp blocks), 4 past it.
+  const std::int64_t round6144 = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 6144, 16);
+  REQUIRE(round6144 == 2 * 132 * 16);
+  for (const auto& [r, c] :
+       {std::pair<std::int64_t, std::int64_t>{1024, 4096}, {2048, 6144}, {round6144, 6144}})
+    CHECK(pick(r, c, 0.1) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
+  for (const auto& [r, c] : {std::pair<std::int64_t, std::int64_t>{round6144 + 1, 6144}, {5120, 5120}})
+    CHECK(pick(r, c, 0.1) == macko::Schedule{.lane_elems = 4, .x_shared = true, .warps_per_block = 16});
+  CHECK(pick(1024, 4096, 0.2) ==
+        macko::Schedule{.x_shared = true, .warps_per_block = 16});  // above low density
   // cols >= rows: rows split over two warps when the grid's last round of rows is less than half full
   // and half rows keep 2048 nonzeros (the grid holds 2 x 132 16-warp blocks of 20000 columns).
   const std::int64_t held = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 20000, 16);

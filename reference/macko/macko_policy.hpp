@@ -240,7 +240,12 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     // From shared memory a gather costs its bank conflicts, not L1 lines, so there the 4-element walk
     // saves nothing and keeps its extra scan per 128 elements: low-density x in shared memory walks
     // 8 elements, long rows and square-ish alike (docs/macko-schedule.md).
-    const bool low_x_shared = low && m.cols >= r.low_min_cols && m.cols <= r.x_shared_max_cols;
+    // Under low_min_cols columns the same holds where cols >= rows and the rows fit one round of the
+    // persistent grid; past that round 4 elements won on square shapes (5120², 6144²).
+    const std::int64_t one_round =
+        m.cols >= m.rows ? x_shared_resident_rows(d, r, m.cols, blocks_for_x()) : 0;
+    const bool wide_cols = m.cols >= r.low_min_cols;
+    const bool low_x_shared = low && m.cols <= r.x_shared_max_cols && (wide_cols || m.rows <= one_round);
     if (low && !wide_deltas && !low_x_shared) {
       s.lane_elems = 4;
       p.why.push_back("density <= " + num(r.low_density) + ": 4 elements per lane");
@@ -248,10 +253,13 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     if (low_x_shared) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
-      p.why.push_back("low density, " + std::to_string(r.low_min_cols) + "-" +
-                      std::to_string(r.x_shared_max_cols) + " columns: x in shared memory, " +
-                      std::to_string(s.warps_per_block) + "-warp blocks, " + std::to_string(s.lane_elems) +
-                      " elements per lane");
+      p.why.push_back(
+          "low density, " +
+          (wide_cols
+               ? std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) + " columns"
+               : std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(one_round)) +
+          ": x in shared memory, " + std::to_string(s.warps_per_block) + "-warp blocks, " +
+          std::to_string(s.lane_elems) + " elements per lane");
     } else if (m.cols <= r.x_shared_max_cols && (m.cols >= m.rows || s.lane_elems == kElemsPerLane)) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
