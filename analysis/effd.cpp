@@ -322,7 +322,7 @@ PaddingMoments exact_padding_exact_k(std::int64_t cols, std::int64_t k, int delt
   // one m to the next by at most q0 = (1 − k/C)^L.
   Real e1 = 0, e2 = 0, cross = 0;  // E f(run0), E f(run0)², E f(run0) f(run1)
   Real ratio = 1;
-  const Real q0 = power(1 - Real(k) / Real(C), L);
+  const Real q0 = power(1 - Real(k) / Real(C), L), rest0 = weighted_geometric(1, 0, q0);
   std::int64_t j = 0;
   for (std::int64_t m = 1; m * L <= C; ++m) {
     for (; j < m * L; ++j) ratio = j < C - k ? ratio * Real(C - k - j) / Real(C - j) : Real(0);
@@ -331,8 +331,7 @@ PaddingMoments exact_padding_exact_k(std::int64_t cols, std::int64_t k, int delt
     e2 += Real(2 * m - 1) * ratio;
     if (m >= 2) cross += Real(m - 1) * ratio;  // s = m
     const Real next = ratio * q0;              // bounds the term at m + 1
-    if (negligible(next * weighted_geometric(1, 0, q0), e1) &&
-        negligible(next * weighted_geometric(Real(2 * m + 1), 2, q0), e2) &&
+    if (negligible(next * rest0, e1) && negligible(next * weighted_geometric(Real(2 * m + 1), 2, q0), e2) &&
         negligible(next * weighted_geometric(Real(m), 1, q0), cross))
       break;
   }
