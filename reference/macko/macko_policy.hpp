@@ -35,6 +35,13 @@ struct Rules {
   // nonzeros (by 11 %) and stopped winning from about 1300 (docs/macko-schedule.md, `two-rows`).
   double two_rows_max_nnz = 768;
   double two_rows_max_nnz_delta8 = 1152;
+  // Longer rows at 4-bit deltas still run two rows per warp, up to two_rows_groups_max_cols columns,
+  // where that saves at least this share of the load groups a warp walks (two_rows_group_saving):
+  // rows of 1025-1280 stored elements save 1/6 and won 2.2-6.2 % in 42 cases on 3584-8704 columns;
+  // 1/8 and 1/10 won at most 1.3 %; 9216 columns gained at most 2.4 % at 1/6 and lost up to 6.3 %
+  // where pairs' longer rows passed 1280 (docs/macko-schedule.md, `two-rows`).
+  double two_rows_min_group_saving = 0.15;
+  std::int64_t two_rows_groups_max_cols = 8704;
   // Where cols >= rows, rows are split over two warps when the persistent grid's last round is less
   // than split_tail full and each half row keeps split_min_warp_nnz nonzeros.
   double split_tail = 0.5;
@@ -67,9 +74,11 @@ struct Rules {
   // cases against 49). Where only the 8-bit schedule runs two rows per warp (rows of 768-1152
   // nonzeros), the same: 8 bits won all four cases at 0.80 and lost all six at 0.87-0.89 (by 5-9 %).
   // Two rows per warp at both widths, 8 bits won at every ratio measured on 2026-11-27 (0.5-0.86)
-  // and in 14 of 15 cases on 2026-12-06 (lost 9 % on 32000 x 5120 at d = 0.12, 0.83).
+  // and in 14 of 15 cases on 2026-12-06 (lost 9 % on 32000 x 5120 at d = 0.12, 0.83), and lost 8 of
+  // 8 at 0.89-0.91 on 2026-12-07 (by 2.1-12.5 %, rows of 1025-1280 stored elements at 4 bits): 1.15
+  // takes 8 bits below 0.87.
   double delta8_slot_cost = 1.22;
-  double delta8_slot_cost_two_rows = 1.1;
+  double delta8_slot_cost_two_rows = 1.15;
 };
 inline constexpr Rules kH100Rules{};
 
@@ -103,6 +112,24 @@ MatrixStats matrix_stats(const Macko<T>& a) {
   m.swizzle_saving8 = x_gather_wavefronts(a, kElemsPerLane).saving();
   m.swizzle_saving4 = x_gather_wavefronts(a, 4).saving();
   return m;
+}
+
+// Stored elements per row: the matrix's own count where known, else its nonzeros (no padding).
+inline double row_elements_or_nnz(const MatrixStats& m) {
+  return m.row_elements > 0 ? m.row_elements : m.density * static_cast<double>(m.cols);
+}
+
+// The share of load groups (Schedule::unroll_blocks blocks of steps, the unit a warp walks a row in)
+// that two rows per warp save against one, on rows of `elements` stored elements: one row per warp
+// walks ceil(n / g1) groups of g1 elements (512 at 4-bit deltas), two rows per warp walk each row in
+// ceil(n / g2) groups of g2 = g1 / 2 on half the lanes, a warp's time per row being half of that.
+// Rows of 1025-1280 elements walk 3 groups alone, 5 halves in pairs: 1/6 saved.
+inline double two_rows_group_saving(double elements, int delta_bits) {
+  const Schedule one{.x_shared = true}, two{.row_lanes = kWarpLanes / 2, .x_shared = true};
+  const double g1 = one.elems_per_block(delta_bits) * one.unroll_blocks;
+  const double g2 = two.elems_per_block(delta_bits) * two.unroll_blocks;
+  const double alone = std::ceil(elements / g1), paired = std::ceil(elements / g2) / 2;
+  return alone > 0 ? (alone - paired) / alone : 0.0;
 }
 
 // Blocks of `wpb` warps of the x_shared kernel that one SM holds with x of `cols` 16-bit columns
@@ -146,7 +173,7 @@ inline bool swizzle_pays(const MatrixStats& m, const Rules& r, const Schedule& s
 // the rows stay whole.
 inline int grid_splits_for(const MatrixStats& m, const DeviceFacts& d, const Rules& r) {
   if (m.rows <= 0) return 1;
-  const double elems = m.row_elements > 0 ? m.row_elements : m.density * static_cast<double>(m.cols);
+  const double elems = row_elements_or_nnz(m);
   const auto units = static_cast<std::int64_t>(elems / double{kSplitUnit});
   if (units < r.grid_split_min_row_units) return 1;
   const std::int64_t by_warps = std::int64_t{d.sms} * r.grid_split_warps_per_sm / m.rows;
@@ -228,13 +255,21 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
   auto blocks_for_x = [&] { return x_shared_block_warps(m, r); };
   const double row_nnz = m.density * static_cast<double>(m.cols);
   const double two_rows_max = wide_deltas ? r.two_rows_max_nnz_delta8 : r.two_rows_max_nnz;
-  if (tall && m.cols <= r.tall_max_cols && row_nnz <= two_rows_max) {
+  const bool short_rows = row_nnz <= two_rows_max;
+  const double row_elems = row_elements_or_nnz(m);
+  const double group_saving = wide_deltas ? 0.0 : two_rows_group_saving(row_elems, m.delta_bits);
+  const bool saves_groups =
+      m.cols <= r.two_rows_groups_max_cols && group_saving >= r.two_rows_min_group_saving;
+  if (tall && m.cols <= r.tall_max_cols && (short_rows || saves_groups)) {
     s.x_shared = true;
     s.row_lanes = 16;
     s.warps_per_block = 4;
-    p.why.push_back("tall, <= " + std::to_string(r.tall_max_cols) + " columns, rows of " +
-                    num(std::round(row_nnz)) + " <= " + num(two_rows_max) +
-                    " nonzeros: two rows per warp, x in shared memory, 4-warp blocks");
+    p.why.push_back("tall, <= " + std::to_string(short_rows ? r.tall_max_cols : r.two_rows_groups_max_cols) +
+                    " columns, rows of " +
+                    (short_rows ? num(std::round(row_nnz)) + " <= " + num(two_rows_max) + " nonzeros"
+                                : num(std::round(row_elems)) + " stored elements, " +
+                                      num(std::round(group_saving * 100)) + " % fewer load groups in pairs") +
+                    ": two rows per warp, x in shared memory, 4-warp blocks");
   } else {
     const bool low = m.density <= r.low_density;
     // From shared memory a gather costs its bank conflicts, not L1 lines, so there the 4-element walk
