@@ -276,7 +276,8 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     // saves nothing and keeps its extra scan per 128 elements: low-density x in shared memory walks
     // 8 elements, long rows and square-ish alike (docs/macko-schedule.md).
     // Under low_min_cols columns the same holds where cols >= rows and the rows fit one round of the
-    // persistent grid; past that round 4 elements won on square shapes (5120², 6144²).
+    // persistent grid; past that round 4 elements won (4608-6144 rows): their kernel, at fewer
+    // registers, holds three blocks per SM to the 8-element kernel's two, so all rows at once.
     const std::int64_t one_round =
         m.cols >= m.rows ? x_shared_resident_rows(d, r, m.cols, blocks_for_x()) : 0;
     const bool wide_cols = m.cols >= r.low_min_cols;
