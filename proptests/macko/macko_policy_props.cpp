@@ -213,8 +213,10 @@ TEST_CASE("the rules, one by one (H100)") {
     CHECK(s.lane_elems == e);
     CHECK(s.warps_per_block == w);
   }
-  // Under 7168 columns, rows > cols: x through L1 with 4 elements.
-  CHECK(pick(40000, 6000, 0.15) == macko::Schedule{.lane_elems = 4});  // 900 nonzeros per row
+  // Under 7168 columns, rows > cols, rows past two-rows: x in shared memory, 8 elements, 4-warp blocks.
+  const macko::Plan tall_low = macko::plan_schedule(shape(40000, 6000, 0.15), kH100);  // 900 nonzeros per row
+  CHECK(tall_low.schedule == macko::Schedule{.x_shared = true});
+  CHECK(tall_low.why.back().find("low density, tall, under 7168 columns") != std::string::npos);
   // Under 7168 columns, cols >= rows: x in shared memory, 8 elements while the rows fit one round of the grid
   // (2 x 132 16-warp blocks), 4 past it.
   const std::int64_t round6144 = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 6144, 16);

@@ -20,7 +20,8 @@ namespace warpsparse::macko {
 // The thresholds of the rules, as measured on one GPU (docs/macko-schedule.md, one section each).
 struct Rules {
   const char* measured_on = "NVIDIA H100 80GB HBM3";
-  // At or below this density lanes take 4 elements, and x goes to shared memory from low_min_cols on.
+  // At or below this density x goes to shared memory at 8 elements per lane from low_min_cols columns
+  // on, and below them on tall matrices and within one round of the grid; elsewhere lanes take 4.
   double low_density = 0.15;
   // The widest x staged in shared memory at batch 1 (96 KiB of fp16: two blocks per SM).
   std::int64_t x_shared_max_cols = 49152;
@@ -275,13 +276,16 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     // From shared memory a gather costs its bank conflicts, not L1 lines, so there the 4-element walk
     // saves nothing and keeps its extra scan per 128 elements: low-density x in shared memory walks
     // 8 elements, long rows and square-ish alike (docs/macko-schedule.md).
-    // Under low_min_cols columns the same holds where cols >= rows and the rows fit one round of the
-    // persistent grid; past that round 4 elements won (4608-6144 rows): their kernel, at fewer
-    // registers, holds three blocks per SM to the 8-element kernel's two, so all rows at once.
+    // Under low_min_cols columns the same holds on tall matrices whose rows the two-rows rule leaves
+    // (14-24 % faster than x through L1 at 4 elements), and where cols >= rows and the rows fit one
+    // round of the persistent grid; past that round 4 elements won (4608-6144 rows): their kernel,
+    // at fewer registers, holds three blocks per SM to the 8-element kernel's two, so all rows at
+    // once.
     const std::int64_t one_round =
         m.cols >= m.rows ? x_shared_resident_rows(d, r, m.cols, blocks_for_x()) : 0;
     const bool wide_cols = m.cols >= r.low_min_cols;
-    const bool low_x_shared = low && m.cols <= r.x_shared_max_cols && (wide_cols || m.rows <= one_round);
+    const bool low_x_shared =
+        low && m.cols <= r.x_shared_max_cols && (wide_cols || tall || m.rows <= one_round);
     if (low && !wide_deltas && !low_x_shared) {
       s.lane_elems = 4;
       p.why.push_back("density <= " + num(r.low_density) + ": 4 elements per lane");
@@ -289,13 +293,14 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     if (low_x_shared) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
-      p.why.push_back(
-          "low density, " +
-          (wide_cols
-               ? std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) + " columns"
-               : std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(one_round)) +
-          ": x in shared memory, " + std::to_string(s.warps_per_block) + "-warp blocks, " +
-          std::to_string(s.lane_elems) + " elements per lane");
+      std::string where =
+          std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(one_round);
+      if (wide_cols)
+        where = std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) + " columns";
+      else if (tall)
+        where = "tall, under " + std::to_string(r.low_min_cols) + " columns";
+      p.why.push_back("low density, " + where + ": x in shared memory, " + std::to_string(s.warps_per_block) +
+                      "-warp blocks, " + std::to_string(s.lane_elems) + " elements per lane");
     } else if (m.cols <= r.x_shared_max_cols && (m.cols >= m.rows || s.lane_elems == kElemsPerLane)) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
