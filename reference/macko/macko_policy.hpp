@@ -293,12 +293,13 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     if (low_x_shared) {
       s.x_shared = true;
       s.warps_per_block = blocks_for_x();
-      std::string where =
-          std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(one_round);
+      std::string where;
       if (wide_cols)
         where = std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) + " columns";
       else if (tall)
         where = "tall, under " + std::to_string(r.low_min_cols) + " columns";
+      else
+        where = std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(one_round);
       p.why.push_back("low density, " + where + ": x in shared memory, " + std::to_string(s.warps_per_block) +
                       "-warp blocks, " + std::to_string(s.lane_elems) + " elements per lane");
     } else if (m.cols <= r.x_shared_max_cols && (m.cols >= m.rows || s.lane_elems == kElemsPerLane)) {
