@@ -285,12 +285,35 @@ TEST_CASE("choose_delta_bits: 8 bits where they save more element slots than the
   const macko::DeltaChoice joined = macko::choose_delta_bits(std::span<const SparseRows<float>>(blocks), 5120, true, kH100);
   CHECK(joined.slots4 == wide.slots4);
   CHECK(joined.slots8 == wide.slots8);
-  // The weight: 1.15 where both widths walk two rows per warp (tall, rows of 683 nonzeros), 1.22 where
-  // the 8-bit rows alone do (911 nonzeros: two rows at 8 bits only).
-  CHECK(macko::choose_delta_bits(strided(10000, 8192, 12), true, kH100).why.find(" x 1.15 ") !=
-        std::string::npos);
-  CHECK(macko::choose_delta_bits(strided(10000, 8192, 9), true, kH100).why.find(" x 1.22 ") !=
-        std::string::npos);
+  // The weight: 1.28 on whole load groups where both widths walk two rows per warp (tall, rows of 683
+  // nonzeros), 1.22 on steps where the 8-bit rows alone do (911 nonzeros: two rows at 8 bits only).
+  const std::string both = macko::choose_delta_bits(strided(10000, 8192, 12), true, kH100).why;
+  CHECK(both.find("walked (whole load groups, two rows per warp) against") != std::string::npos);
+  CHECK(both.find(" x 1.28 ") != std::string::npos);
+  const std::string eight_only = macko::choose_delta_bits(strided(10000, 8192, 9), true, kH100).why;
+  CHECK(eight_only.find("walked against") != std::string::npos);
+  CHECK(eight_only.find(" x 1.22 ") != std::string::npos);
+  // Two rows per warp at both widths walk each row in 256-element load groups. Rows of 100 nonzeros
+  // 17 columns apart (a padding element each at 4 bits), then `close` nonzeros 2 apart: 200 + close
+  // elements at 4 bits, 100 + close at 8. close = 500: 700 against 600, 6 steps of 128 against 5 but
+  // 3 groups each, so 4 bits; close = 100: 300 against 200, 2 groups against 1, so 8 bits.
+  const auto mixed = [](std::int64_t close) {
+    SparseRows<float> a;
+    a.cols = 4096;
+    for (std::int64_t r = 0; r < 10000; ++r) {
+      std::int32_t c = 16;
+      for (int k = 0; k < 100; ++k, c += 17) a.push(c, 1.0f + float(k % 5));
+      for (std::int64_t k = 0; k < close; ++k, c += 2) a.push(c, 2.0f);
+      a.end_row();
+    }
+    return a;
+  };
+  const macko::DeltaChoice step_only = macko::choose_delta_bits(mixed(500), true, kH100);
+  CHECK(step_only.delta_bits == 4);
+  CHECK(step_only.slots4 == step_only.slots8);
+  const macko::DeltaChoice group_saved = macko::choose_delta_bits(mixed(100), true, kH100);
+  CHECK(group_saved.delta_bits == 8);
+  CHECK(group_saved.slots8 * 2 == group_saved.slots4);
   // Empty matrices and rows choose 4.
   CHECK(macko::choose_delta_bits(strided(0, 5120, 20), true, kH100).delta_bits == 4);
   CHECK(macko::choose_delta_bits(strided(10, 10, 20), false, kH100).delta_bits == 4);

@@ -66,20 +66,22 @@ struct Rules {
   int grid_split_min_parts = 4;
   // Delta width (choose_delta_bits): one element slot a warp walks at 8-bit deltas costs this many of
   // those at 4-bit deltas (more delta bytes per slot, and columns advanced element by element instead
-  // of by SWAR sums), with one row per warp and with two. The slot ratio (8-bit slots over 4-bit)
-  // comes in steps, since rows walk whole steps. One row per warp (H100, both widths timed:
-  // 2026-11-27 at d = 0.2-0.05, 2026-12-06 at d = 0.07-0.2; docs/macko-schedule.md): on
-  // 2026-12-06 8 bits won, by 1-18 %, all 22 cases at a ratio of 0.80 or less and lost 11 of 12 at
-  // 0.86 or more (up to 14 %); at 0.83, 12288² won and three other shapes lost 2-10 %. So 1.22
-  // takes 8 bits below 0.82 (the earlier 1.3 gave up the wins at 0.80: 40 faster picks of 52
-  // cases against 49). Where only the 8-bit schedule runs two rows per warp (rows of 768-1152
-  // nonzeros), the same: 8 bits won all four cases at 0.80 and lost all six at 0.87-0.89 (by 5-9 %).
-  // Two rows per warp at both widths, 8 bits won at every ratio measured on 2026-11-27 (0.5-0.86)
-  // and in 14 of 15 cases on 2026-12-06 (lost 9 % on 32000 x 5120 at d = 0.12, 0.83), and lost 8 of
-  // 8 at 0.89-0.91 on 2026-12-07 (by 2.1-12.5 %, rows of 1025-1280 stored elements at 4 bits): 1.15
-  // takes 8 bits below 0.87.
+  // of by SWAR sums). One row per warp, slots counted in whole steps; the slot ratio (8-bit slots over
+  // 4-bit) comes in steps, since rows walk whole steps (H100, both widths timed: 2026-11-27 at
+  // d = 0.2-0.05, 2026-12-06 at d = 0.07-0.2; docs/macko-schedule.md): on 2026-12-06 8 bits won, by
+  // 1-18 %, all 22 cases at a ratio of 0.80 or less and lost 11 of 12 at 0.86 or more (up to 14 %);
+  // at 0.83, 12288² won and three other shapes lost 2-10 %. So 1.22 takes 8 bits below 0.82 (the
+  // earlier 1.3 gave up the wins at 0.80: 40 faster picks of 52 cases against 49). Where only the
+  // 8-bit schedule runs two rows per warp (rows of 768-1152 nonzeros), the same: 8 bits won all four
+  // cases at 0.80 and lost all six at 0.87-0.89 (by 5-9 %).
   double delta8_slot_cost = 1.22;
-  double delta8_slot_cost_two_rows = 1.15;
+  // Where both widths run two rows per warp, slots are counted in whole load groups (256 elements
+  // per row), the unit a pair walks: a step saved inside a group saves no time. On the 83 timed
+  // cases of both widths at two rows (H100, 2026-11-27 to 2026-12-07), 8 bits won 34 of 37 at a
+  // group ratio of 0.77 or less (the three lost by at most 1.5 %) and lost 43 of 46 at 0.8 or more
+  // (the three won by at most 3 %). Counted in steps (the earlier weight 1.15), 12 of the 83 took
+  // the slower width, by up to 9 %. 1.28 takes 8 bits below a group ratio of 0.78.
+  double delta8_group_cost_two_rows = 1.28;
 };
 inline constexpr Rules kH100Rules{};
 
@@ -387,12 +389,13 @@ inline Schedule choose_schedule(const MatrixStats& m, const DeviceFacts& d, int 
 // The delta width to encode a matrix with (4 or 8), for one vector on this GPU, and why. A wider
 // delta needs no padding elements in gaps of 16-255 zeros, so at low density a row stores fewer
 // elements (d = 0.1: 18 % fewer), but each element carries 8 delta bits instead of 4 and its column
-// costs more instructions. A warp walks a row in whole steps of its schedule, so what decides is the
-// element slots walked: per row, its stored length from its ROMA start rounded up to whole steps of
-// the width's own schedule (plan_schedule), summed over the rows, the 8-bit slots weighted by
-// Rules::delta8_slot_cost (two rows per warp: delta8_slot_cost_two_rows). 8 only where its schedule
-// keeps x in shared memory (the kernels measured). A choice for one vector: MACKO's batch kernels
-// are built for 4-bit deltas only.
+// costs more instructions. A warp walks a row in whole steps of its schedule, and two rows per warp
+// walk in whole load groups, so what decides is the element slots walked: per row, its stored length
+// from its ROMA start rounded up to whole units of the width's own schedule (plan_schedule): steps,
+// or load groups where both widths run two rows per warp; summed over the rows, the 8-bit slots
+// weighted by Rules::delta8_slot_cost (load groups: delta8_group_cost_two_rows). 8 only where its
+// schedule keeps x in shared memory (the kernels measured). A choice for one vector: MACKO's batch
+// kernels are built for 4-bit deltas only.
 struct DeltaChoice {
   int delta_bits = 4;
   double slots4 = 0, slots8 = 0;  // element slots walked (8-bit: before the weight)
@@ -417,7 +420,7 @@ DeltaChoice choose_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_
     }
   }
   const auto rows = static_cast<std::int64_t>(len4.size());
-  auto slots = [&](int db, const std::vector<std::int64_t>& len, Schedule& sched) {
+  const auto schedule = [&](int db, const std::vector<std::int64_t>& len) {
     std::int64_t emitted = 0;
     for (const std::int64_t n : len) emitted += n;
     MatrixStats m;
@@ -427,36 +430,44 @@ DeltaChoice choose_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_
     m.density = cells > 0 ? static_cast<double>(nnz) / cells : 0.0;
     m.delta_bits = db;
     m.row_elements = rows > 0 ? static_cast<double>(emitted) / static_cast<double>(rows) : 0.0;
-    sched = plan_schedule(m, d).schedule;
+    return plan_schedule(m, d).schedule;
+  };
+  const Schedule s4 = schedule(4, len4), s8 = schedule(8, len8);
+  // Both widths at two rows per warp: slots in whole load groups (unroll_blocks blocks), the unit a
+  // pair walks; else in whole steps. Where only the 8-bit schedule shares its warps (rows too long
+  // for 4-bit two-rows), its steps are weighed against one-row 4-bit steps.
+  const bool both_two_rows = s4.row_lanes < kWarpLanes && s8.row_lanes < kWarpLanes;
+  const auto slots = [&](int db, const std::vector<std::int64_t>& len, const Schedule& sched) {
     const std::int64_t step = std::int64_t{sched.row_lanes} * sched.lane_elems, unit = align_unit(db);
+    const std::int64_t walk =
+        both_two_rows ? std::int64_t{sched.elems_per_block(db)} * sched.unroll_blocks : step;
     double total = 0;
     std::int64_t start = 0;
     for (const std::int64_t n : len) {
       const std::int64_t from = start % unit;  // ROMA: the warp starts at the row start rounded down
-      total += static_cast<double>((from + n + step - 1) / step * step);
+      total += static_cast<double>((from + n + walk - 1) / walk * walk);
       start += n;
     }
     return total;
   };
-  Schedule s4, s8;
   c.slots4 = slots(4, len4, s4);
   c.slots8 = slots(8, len8, s8);
-  // The two-rows weight compares two-row walks at both widths; where only the 8-bit schedule shares
-  // its warps (rows too long for 4-bit two-rows), its slots are weighed against one-row 4-bit slots.
-  const bool both_two_rows = s4.row_lanes < kWarpLanes && s8.row_lanes < kWarpLanes;
-  const double weight = both_two_rows ? r.delta8_slot_cost_two_rows : r.delta8_slot_cost;
+  const double weight = both_two_rows ? r.delta8_group_cost_two_rows : r.delta8_slot_cost;
+  const std::string walked_in = both_two_rows ? "load groups" : "steps";
+  const std::string counted = both_two_rows ? " (whole load groups, two rows per warp)" : "";
   const double cost8 = c.slots8 * weight;
   const auto pct = [](double v) { return std::to_string(static_cast<long long>(std::llround(v * 100))) + " %"; };
   if (!s8.x_shared) {
     c.why = "4-bit deltas: 8-bit deltas would read x through L1 here (" + to_string(s8) + ")";
   } else if (cost8 < c.slots4) {
     c.delta_bits = 8;
-    c.why = "8-bit deltas: " + policy_detail::num(std::round(c.slots8)) + " element slots walked x " +
-            policy_detail::num(weight) + " against " + policy_detail::num(std::round(c.slots4)) +
-            " at 4-bit (" + pct(cost8 / c.slots4) + "): fewer padding elements and steps";
+    c.why = "8-bit deltas: " + policy_detail::num(std::round(c.slots8)) + " element slots walked" + counted +
+            " x " + policy_detail::num(weight) + " against " + policy_detail::num(std::round(c.slots4)) +
+            " at 4-bit (" + pct(cost8 / c.slots4) + "): fewer padding elements and " + walked_in;
   } else {
-    c.why = "4-bit deltas: " + policy_detail::num(std::round(c.slots4)) + " element slots walked against " +
-            policy_detail::num(std::round(c.slots8)) + " x " + policy_detail::num(weight) + " at 8-bit";
+    c.why = "4-bit deltas: " + policy_detail::num(std::round(c.slots4)) + " element slots walked" + counted +
+            " against " + policy_detail::num(std::round(c.slots8)) + " x " + policy_detail::num(weight) +
+            " at 8-bit";
   }
   return c;
 }
