@@ -153,24 +153,32 @@ std::string variant_list(int delta_bits) {
 }  // namespace
 
 namespace {
-// The kernel the policy plans persistent grids with: fp16, x in shared memory, 8 elements per lane,
-// 32-bit offsets.
+// The kernels the policy plans persistent grids with: fp16, x in shared memory, 8 or 4 elements per
+// lane, 32-bit offsets.
 constexpr int kPlanned = macko::compiled_variant({.x_shared = true}, 4);
-static_assert(kPlanned >= 0);
+constexpr int kPlanned4 = macko::compiled_variant({.lane_elems = 4, .x_shared = true}, 4);
+static_assert(kPlanned >= 0 && kPlanned4 >= 0);
 constexpr auto kPlannedKernel = detail::macko_spmv_xs_kernel<detail::KernelConfig<kPlanned, 4, false>, __half, __half>;
+constexpr auto kPlannedKernel4 =
+    detail::macko_spmv_xs_kernel<detail::KernelConfig<kPlanned4, 4, false>, __half, __half>;
+auto planned_kernel(int lane_elems) {
+  require(lane_elems == macko::kElemsPerLane || lane_elems == 4,
+          "no planned x_shared kernel at " + std::to_string(lane_elems) + " elements per lane");
+  return lane_elems == macko::kElemsPerLane ? kPlannedKernel : kPlannedKernel4;
+}
 }  // namespace
 
-int macko_x_shared_kernel_registers() {
+int macko_x_shared_kernel_registers(int lane_elems) {
   cudaFuncAttributes fa{};
-  WS_CUDA(cudaFuncGetAttributes(&fa, kPlannedKernel));
+  WS_CUDA(cudaFuncGetAttributes(&fa, planned_kernel(lane_elems)));
   return fa.numRegs;
 }
 
-int macko_x_shared_resident_blocks(int warps_per_block, std::int64_t cols) {
+int macko_x_shared_resident_blocks(int warps_per_block, std::int64_t cols, int lane_elems) {
   int dev = 0;
   WS_CUDA(cudaGetDevice(&dev));
   const auto smem = static_cast<std::size_t>(macko::x_shared_bytes(cols, 1, 2));
-  const XsFit fit = xs_fit(kPlannedKernel, dev, 32 * warps_per_block, smem);
+  const XsFit fit = xs_fit(planned_kernel(lane_elems), dev, 32 * warps_per_block, smem);
   return smem <= fit.dyn_max ? fit.resident : 0;
 }
 

@@ -217,15 +217,24 @@ TEST_CASE("the rules, one by one (H100)") {
   const macko::Plan tall_low = macko::plan_schedule(shape(40000, 6000, 0.15), kH100);  // 900 nonzeros per row
   CHECK(tall_low.schedule == macko::Schedule{.x_shared = true});
   CHECK(tall_low.why.back().find("low density, tall, under 7168 columns") != std::string::npos);
-  // Under 7168 columns, cols >= rows: x in shared memory, 8 elements while the rows fit one round of the grid
-  // (2 x 132 16-warp blocks), 4 past it.
+  // Under 7168 columns, cols >= rows: x in shared memory, 8 elements where the rows take no more rounds of
+  // the grid (2 x 132 16-warp blocks) than at 4 elements (3 x 132), else 4.
   const std::int64_t round6144 = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 6144, 16);
   REQUIRE(round6144 == 2 * 132 * 16);
-  for (const auto& [r, c] :
-       {std::pair<std::int64_t, std::int64_t>{1024, 4096}, {2048, 6144}, {round6144, 6144}})
+  const std::int64_t round6144_4 = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 6144, 16, 4);
+  REQUIRE(round6144_4 == 3 * 132 * 16);
+  for (const auto& [r, c] : {std::pair<std::int64_t, std::int64_t>{1024, 4096},
+                             {2048, 6144},
+                             {round6144, 6144},
+                             {round6144_4 + 1, 7000},
+                             {7040, 7104}})
     CHECK(pick(r, c, 0.1) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
-  for (const auto& [r, c] : {std::pair<std::int64_t, std::int64_t>{round6144 + 1, 6144}, {5120, 5120}})
+  for (const auto& [r, c] :
+       {std::pair<std::int64_t, std::int64_t>{round6144 + 1, 6144}, {5120, 5120}, {round6144_4, 6400}})
     CHECK(pick(r, c, 0.1) == macko::Schedule{.lane_elems = 4, .x_shared = true, .warps_per_block = 16});
+  const macko::Plan two_rounds = macko::plan_schedule(shape(6656, 6912, 0.1), kH100);
+  CHECK(two_rounds.why.back().find("6656 rows in 2 rounds of the grid's 4224, as at 4 elements (6336)") !=
+        std::string::npos);
   CHECK(pick(1024, 4096, 0.2) ==
         macko::Schedule{.x_shared = true, .warps_per_block = 16});  // above low density
   // cols >= rows: rows split over two warps when the grid's last round of rows is less than half full

@@ -195,14 +195,18 @@ TEST_CASE("the policy's device facts are this device's", "[gpu][macko]") {
   const DeviceFacts& d = gpu::device_facts();
   const macko::Rules& r = macko::rules_for(d);
   INFO(d.name);
-  // The registers the rules count with are the compiled kernel's.
+  // The registers the rules count with are the compiled kernels', at 8 and at 4 elements per lane.
   CHECK(gpu::macko_x_shared_kernel_registers() == r.x_shared_kernel_registers);
-  // The host occupancy rules give the runtime's answer for the kernel the policy plans with.
-  for (const int wpb : {1, 2, 4, 8, 12, 16, 24, 32})
-    for (const std::int64_t cols : {1, 1000, 4096, 7168, 9216, 12288, 20000, 36864, 49152, 60000, 100000, 120000}) {
-      INFO(wpb << " warps per block, " << cols << " columns");
-      CHECK(macko::x_shared_blocks_per_sm(d, r, cols, wpb) == gpu::macko_x_shared_resident_blocks(wpb, cols));
-    }
+  CHECK(gpu::macko_x_shared_kernel_registers(4) == r.x_shared_kernel_registers_elems4);
+  // The host occupancy rules give the runtime's answer for the kernels the policy plans with.
+  for (const int elems : {macko::kElemsPerLane, 4})
+    for (const int wpb : {1, 2, 4, 8, 12, 16, 24, 32})
+      for (const std::int64_t cols :
+           {1, 1000, 4096, 7168, 9216, 12288, 20000, 36864, 49152, 60000, 100000, 120000}) {
+        INFO(elems << " elements per lane, " << wpb << " warps per block, " << cols << " columns");
+        CHECK(macko::x_shared_blocks_per_sm(d, r, cols, wpb, elems) ==
+              gpu::macko_x_shared_resident_blocks(wpb, cols, elems));
+      }
   // A known GPU's table entry is what the device reports.
   for (const KnownGpu& g : kKnownGpus)
     if (g.facts->name == d.name) {

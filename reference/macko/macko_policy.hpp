@@ -21,7 +21,8 @@ namespace warpsparse::macko {
 struct Rules {
   const char* measured_on = "NVIDIA H100 80GB HBM3";
   // At or below this density x goes to shared memory at 8 elements per lane from low_min_cols columns
-  // on, and below them on tall matrices and within one round of the grid; elsewhere lanes take 4.
+  // on, and below them on tall matrices and where the rows take no more rounds of the grid than at 4
+  // elements; elsewhere lanes take 4.
   double low_density = 0.15;
   // The widest x staged in shared memory at batch 1 (96 KiB of fp16: two blocks per SM).
   std::int64_t x_shared_max_cols = 49152;
@@ -56,6 +57,8 @@ struct Rules {
   // elements per lane, x in shared memory, 32-bit offsets) in this build for sm_90; a GPU test checks
   // it against the compiled kernel.
   int x_shared_kernel_registers = 49;
+  // The same kernel at 4 elements per lane (the GPU test checks it too).
+  int x_shared_kernel_registers_elems4 = 40;
   // Few long rows: a row of at least grid_split_min_row_units split units (macko::kSplitUnit
   // elements) is cut over the warps of the grid (Schedule::grid_splits), as many as give
   // grid_split_warps_per_sm warps per SM, one unit each at least, where that makes
@@ -135,13 +138,18 @@ inline double two_rows_group_saving(double elements, int delta_bits) {
   return alone > 0 ? (alone - paired) / alone : 0.0;
 }
 
-// Blocks of `wpb` warps of the x_shared kernel that one SM holds with x of `cols` 16-bit columns
-// (0 when x does not fit a block), and the rows a persistent grid of them holds at once.
-inline int x_shared_blocks_per_sm(const DeviceFacts& d, const Rules& r, std::int64_t cols, int wpb) {
-  return resident_blocks(d, 32 * wpb, r.x_shared_kernel_registers, x_shared_bytes(cols, 1, 2));
+// Blocks of `wpb` warps of the x_shared kernel (at `lane_elems` elements per lane) that one SM holds
+// with x of `cols` 16-bit columns (0 when x does not fit a block), and the rows a persistent grid of
+// them holds at once.
+inline int x_shared_blocks_per_sm(const DeviceFacts& d, const Rules& r, std::int64_t cols, int wpb,
+                                  int lane_elems = kElemsPerLane) {
+  const int regs =
+      lane_elems == kElemsPerLane ? r.x_shared_kernel_registers : r.x_shared_kernel_registers_elems4;
+  return resident_blocks(d, 32 * wpb, regs, x_shared_bytes(cols, 1, 2));
 }
-inline std::int64_t x_shared_resident_rows(const DeviceFacts& d, const Rules& r, std::int64_t cols, int wpb) {
-  return std::int64_t{x_shared_blocks_per_sm(d, r, cols, wpb)} * d.sms * wpb;
+inline std::int64_t x_shared_resident_rows(const DeviceFacts& d, const Rules& r, std::int64_t cols, int wpb,
+                                           int lane_elems = kElemsPerLane) {
+  return std::int64_t{x_shared_blocks_per_sm(d, r, cols, wpb, lane_elems)} * d.sms * wpb;
 }
 
 // Row units (rows, or row pairs with two rows per warp) that the busiest SM works through when
@@ -279,15 +287,18 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     // saves nothing and keeps its extra scan per 128 elements: low-density x in shared memory walks
     // 8 elements, long rows and square-ish alike (docs/macko-schedule.md).
     // Under low_min_cols columns the same holds on tall matrices whose rows the two-rows rule leaves
-    // (14-24 % faster than x through L1 at 4 elements), and where cols >= rows and the rows fit one
-    // round of the persistent grid; past that round 4 elements won (4608-6144 rows): their kernel,
-    // at fewer registers, holds three blocks per SM to the 8-element kernel's two, so all rows at
-    // once.
-    const std::int64_t one_round =
-        m.cols >= m.rows ? x_shared_resident_rows(d, r, m.cols, blocks_for_x()) : 0;
+    // (14-24 % faster than x through L1 at 4 elements), and where cols >= rows and the rows take no
+    // more rounds of the persistent grid than at 4 elements per lane. The 4-element kernel, at fewer
+    // registers, holds three blocks per SM to the 8-element kernel's two: where that saves a round
+    // (4608-6144 rows) 4 elements won, where both take two rounds (6400-7040 rows) 8 did, by
+    // 0.7-12.7 %.
+    const std::int64_t round8 = x_shared_resident_rows(d, r, m.cols, blocks_for_x());
+    const std::int64_t round4 = x_shared_resident_rows(d, r, m.cols, blocks_for_x(), 4);
+    const std::int64_t rounds8 = round8 > 0 ? (m.rows + round8 - 1) / round8 : 0;
+    const std::int64_t rounds4 = round4 > 0 ? (m.rows + round4 - 1) / round4 : 0;
     const bool wide_cols = m.cols >= r.low_min_cols;
-    const bool low_x_shared =
-        low && m.cols <= r.x_shared_max_cols && (wide_cols || tall || m.rows <= one_round);
+    const bool rounds_as_4 = m.cols >= m.rows && rounds8 > 0 && rounds8 <= rounds4;
+    const bool low_x_shared = low && m.cols <= r.x_shared_max_cols && (wide_cols || tall || rounds_as_4);
     if (low && !wide_deltas && !low_x_shared) {
       s.lane_elems = 4;
       p.why.push_back("density <= " + num(r.low_density) + ": 4 elements per lane");
@@ -300,8 +311,11 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
         where = std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) + " columns";
       else if (tall)
         where = "tall, under " + std::to_string(r.low_min_cols) + " columns";
+      else if (rounds8 == 1)
+        where = std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(round8);
       else
-        where = std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(one_round);
+        where = std::to_string(m.rows) + " rows in " + std::to_string(rounds8) + " rounds of the grid's " +
+                std::to_string(round8) + ", as at 4 elements (" + std::to_string(round4) + ")";
       p.why.push_back("low density, " + where + ": x in shared memory, " + std::to_string(s.warps_per_block) +
                       "-warp blocks, " + std::to_string(s.lane_elems) + " elements per lane");
     } else if (m.cols <= r.x_shared_max_cols && (m.cols >= m.rows || s.lane_elems == kElemsPerLane)) {

@@ -161,7 +161,7 @@ inline constexpr CompiledVariant kCompiledVariants[] = {
     {{.row_splits = 2}, k4BitDeltas},  // wide matrices whose x is too wide for shared memory
     // One vector, x staged in shared memory.
     {{.x_shared = true}, k4BitDeltas | delta_bit(8)},
-    {{.lane_elems = 4, .x_shared = true}, k4BitDeltas},    // low density, past one round
+    {{.lane_elems = 4, .x_shared = true}, k4BitDeltas},    // low density, a round fewer
     {{.row_splits = 2, .x_shared = true}, k4BitDeltas},    // a short last round of long rows
     {{.x_shared = true, .x_swizzle = true}, k4BitDeltas},  // the same three for N:M rows, swizzled
     {{.lane_elems = 4, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
