@@ -125,20 +125,19 @@ inline double row_elements_or_nnz(const MatrixStats& m) {
   return m.row_elements > 0 ? m.row_elements : m.density * static_cast<double>(m.cols);
 }
 
-// The share of load groups (Schedule::unroll_blocks blocks of steps, the unit a warp walks a row in)
+// The share of load groups (Schedule::elems_per_group, the unit a warp walks a row in)
 // that two rows per warp save against one, on rows of `elements` stored elements: one row per warp
 // walks ceil(n / g1) groups of g1 elements (512 at 4-bit deltas), two rows per warp walk each row in
 // ceil(n / g2) groups of g2 = g1 / 2 on half the lanes, a warp's time per row being half of that.
 // Rows of 1025-1280 elements walk 3 groups alone, 5 halves in pairs: 1/6 saved.
 inline double two_rows_group_saving(double elements, int delta_bits) {
   const Schedule one{.x_shared = true}, two{.row_lanes = kWarpLanes / 2, .x_shared = true};
-  const double g1 = one.elems_per_block(delta_bits) * one.unroll_blocks;
-  const double g2 = two.elems_per_block(delta_bits) * two.unroll_blocks;
+  const double g1 = one.elems_per_group(delta_bits), g2 = two.elems_per_group(delta_bits);
   const double alone = std::ceil(elements / g1), paired = std::ceil(elements / g2) / 2;
   return alone > 0 ? (alone - paired) / alone : 0.0;
 }
 
-// Blocks of `wpb` warps of the x_shared kernel (at `lane_elems` elements per lane) that one SM holds
+// Blocks of `wpb` warps of the x_shared kernel (at `lane_elems` = 8 or 4 elements per lane) that one SM holds
 // with x of `cols` 16-bit columns (0 when x does not fit a block), and the rows a persistent grid of
 // them holds at once.
 inline int x_shared_blocks_per_sm(const DeviceFacts& d, const Rules& r, std::int64_t cols, int wpb,
@@ -447,14 +446,13 @@ DeltaChoice choose_delta_bits(std::span<const SparseRows<T>> blocks, std::int64_
     return plan_schedule(m, d).schedule;
   };
   const Schedule s4 = schedule(4, len4), s8 = schedule(8, len8);
-  // Both widths at two rows per warp: slots in whole load groups (unroll_blocks blocks), the unit a
-  // pair walks; else in whole steps. Where only the 8-bit schedule shares its warps (rows too long
+  // Both widths at two rows per warp: slots in whole load groups (Schedule::elems_per_group), the
+  // unit a pair walks; else in whole steps. Where only the 8-bit schedule shares its warps (rows too long
   // for 4-bit two-rows), its steps are weighed against one-row 4-bit steps.
   const bool both_two_rows = s4.row_lanes < kWarpLanes && s8.row_lanes < kWarpLanes;
   const auto slots = [&](int db, const std::vector<std::int64_t>& len, const Schedule& sched) {
     const std::int64_t step = std::int64_t{sched.row_lanes} * sched.lane_elems, unit = align_unit(db);
-    const std::int64_t walk =
-        both_two_rows ? std::int64_t{sched.elems_per_block(db)} * sched.unroll_blocks : step;
+    const std::int64_t walk = both_two_rows ? sched.elems_per_group(db) : step;
     double total = 0;
     std::int64_t start = 0;
     for (const std::int64_t n : len) {

@@ -92,6 +92,11 @@ struct Schedule {
     return lane_elems == kElemsPerLane ? steps_per_delta_load(delta_bits) : 1;
   }
   WS_HD constexpr int elems_per_block(int delta_bits) const { return elems_per_step() * steps_per_block(delta_bits); }
+  // Elements of one load group (unroll_blocks blocks), the unit a warp walks a row in: at 4- and
+  // 8-bit deltas and 8 elements per lane, 512 with one row per warp, 256 per row with two.
+  WS_HD constexpr int elems_per_group(int delta_bits) const {
+    return elems_per_block(delta_bits) * unroll_blocks;
+  }
   // Elements (and bytes) of the delta field one lane loads per block.
   WS_HD constexpr int delta_load_elems(int delta_bits) const {
     return lane_elems == kElemsPerLane ? elems_per_delta_word(delta_bits) : lane_elems;
