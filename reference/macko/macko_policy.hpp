@@ -272,7 +272,7 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
       m.cols <= r.two_rows_groups_max_cols && group_saving >= r.two_rows_min_group_saving;
   if (tall && m.cols <= r.tall_max_cols && (short_rows || saves_groups)) {
     s.x_shared = true;
-    s.row_lanes = 16;
+    s.row_lanes = kWarpLanes / 2;
     s.warps_per_block = 4;
     p.why.push_back("tall, <= " + std::to_string(short_rows ? r.tall_max_cols : r.two_rows_groups_max_cols) +
                     " columns, rows of " +
