@@ -154,31 +154,39 @@ std::string variant_list(int delta_bits) {
 
 namespace {
 // The kernels the policy plans persistent grids with: fp16, x in shared memory, 8 or 4 elements per
-// lane, 32-bit offsets.
+// lane, 32-bit offsets; at 8 elements also two rows per warp.
 constexpr int kPlanned = macko::compiled_variant({.x_shared = true}, 4);
 constexpr int kPlanned4 = macko::compiled_variant({.lane_elems = 4, .x_shared = true}, 4);
-static_assert(kPlanned >= 0 && kPlanned4 >= 0);
+constexpr int kPlannedPairs =
+    macko::compiled_variant({.row_lanes = macko::kWarpLanes / 2, .x_shared = true}, 4);
+static_assert(kPlanned >= 0 && kPlanned4 >= 0 && kPlannedPairs >= 0);
 constexpr auto kPlannedKernel = detail::macko_spmv_xs_kernel<detail::KernelConfig<kPlanned, 4, false>, __half, __half>;
 constexpr auto kPlannedKernel4 =
     detail::macko_spmv_xs_kernel<detail::KernelConfig<kPlanned4, 4, false>, __half, __half>;
-auto planned_kernel(int lane_elems) {
-  require(lane_elems == macko::kElemsPerLane || lane_elems == 4,
-          "no planned x_shared kernel at " + std::to_string(lane_elems) + " elements per lane");
+constexpr auto kPlannedKernelPairs =
+    detail::macko_spmv_xs_kernel<detail::KernelConfig<kPlannedPairs, 4, false>, __half, __half>;
+auto planned_kernel(int lane_elems, int row_lanes) {
+  require((lane_elems == macko::kElemsPerLane || lane_elems == 4) &&
+              (row_lanes == macko::kWarpLanes ||
+               (row_lanes == macko::kWarpLanes / 2 && lane_elems == macko::kElemsPerLane)),
+          "no planned x_shared kernel at " + std::to_string(lane_elems) + " elements per lane and " +
+              std::to_string(row_lanes) + " lanes per row");
+  if (row_lanes != macko::kWarpLanes) return kPlannedKernelPairs;
   return lane_elems == macko::kElemsPerLane ? kPlannedKernel : kPlannedKernel4;
 }
 }  // namespace
 
-int macko_x_shared_kernel_registers(int lane_elems) {
+int macko_x_shared_kernel_registers(int lane_elems, int row_lanes) {
   cudaFuncAttributes fa{};
-  WS_CUDA(cudaFuncGetAttributes(&fa, planned_kernel(lane_elems)));
+  WS_CUDA(cudaFuncGetAttributes(&fa, planned_kernel(lane_elems, row_lanes)));
   return fa.numRegs;
 }
 
-int macko_x_shared_resident_blocks(int warps_per_block, std::int64_t cols, int lane_elems) {
+int macko_x_shared_resident_blocks(int warps_per_block, std::int64_t cols, int lane_elems, int row_lanes) {
   int dev = 0;
   WS_CUDA(cudaGetDevice(&dev));
   const auto smem = static_cast<std::size_t>(macko::x_shared_bytes(cols, 1, 2));
-  const XsFit fit = xs_fit(planned_kernel(lane_elems), dev, 32 * warps_per_block, smem);
+  const XsFit fit = xs_fit(planned_kernel(lane_elems, row_lanes), dev, 32 * warps_per_block, smem);
   return smem <= fit.dyn_max ? fit.resident : 0;
 }
 

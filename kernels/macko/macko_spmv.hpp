@@ -58,14 +58,16 @@ void macko_spmv(const DeviceMacko<T>& a, const T* x, TY* y, float alpha, float b
                 const macko::Schedule& sched, cudaStream_t stream = nullptr);
 
 // Registers per thread of the kernels whose residency the schedule policy counts (fp16, 8 or 4
-// elements per lane, x in shared memory, 32-bit offsets), as compiled: macko::Rules holds them as
-// data (x_shared_kernel_registers, x_shared_kernel_registers_elems4), and a GPU test compares them.
-int macko_x_shared_kernel_registers(int lane_elems = macko::kElemsPerLane);
+// elements per lane, x in shared memory, 32-bit offsets; at 8 elements one or two rows per warp), as
+// compiled: macko::Rules holds them as data (x_shared_kernel_registers, x_shared_kernel_registers_elems4),
+// and a GPU test compares them.
+int macko_x_shared_kernel_registers(int lane_elems = macko::kElemsPerLane, int row_lanes = macko::kWarpLanes);
 // That kernel's blocks of `warps_per_block` warps resident per SM with x of `cols` 16-bit columns, as
 // the CUDA runtime's occupancy calculator counts them on the current device (0 when x does not fit):
-// the GPU test compares macko::x_shared_blocks_per_sm, which the policy computes from DeviceFacts.
+// the GPU test compares macko::x_shared_blocks_per_sm, which the policy computes from DeviceFacts
+// (for two rows per warp, the one-row kernel's count at 8 elements).
 int macko_x_shared_resident_blocks(int warps_per_block, std::int64_t cols,
-                                   int lane_elems = macko::kElemsPerLane);
+                                   int lane_elems = macko::kElemsPerLane, int row_lanes = macko::kWarpLanes);
 
 #ifdef WS_MACKO_TRACE
 // Only in the library built with WS_MACKO_TRACE (for bench/ws_macko_trace): a timeline of one launch.

@@ -168,7 +168,7 @@ TEST_CASE("the rules, one by one (H100)") {
   // Short rows on tall matrices: two rows per warp, x in shared memory, 4-warp blocks.
   for (const auto& [r, c, d, lanes] :
        {std::tuple{50000, 5120, 0.1, 16}, std::tuple{30000, 9216, 0.08, 16}, std::tuple{30000, 3584, 0.2, 16},
-        std::tuple{3001, 700, 0.3, 16}, std::tuple{30000, 9216, 0.1, 32}, std::tuple{5120, 5120, 0.1, 32},
+        std::tuple{3001, 700, 0.3, 16}, std::tuple{30000, 9216, 0.1, 32}, std::tuple{4096, 5120, 0.1, 32},
         std::tuple{4096, 28672, 0.02, 32}, std::tuple{30000, 12288, 0.05, 32}}) {
     const macko::Schedule s = pick(r, c, d);
     INFO(r << " x " << c << " at d = " << d);
@@ -217,24 +217,41 @@ TEST_CASE("the rules, one by one (H100)") {
   const macko::Plan tall_low = macko::plan_schedule(shape(40000, 6000, 0.15), kH100);  // 900 nonzeros per row
   CHECK(tall_low.schedule == macko::Schedule{.x_shared = true});
   CHECK(tall_low.why.back().find("low density, tall, under 7168 columns") != std::string::npos);
-  // Under 7168 columns, cols >= rows: x in shared memory, 8 elements where the rows take no more rounds of
-  // the grid (2 x 132 16-warp blocks) than at 4 elements (3 x 132), else 4.
+  // Under 7168 columns, cols >= rows: x in shared memory, 8 elements per lane where the rows take one
+  // round of the grid (2 x 132 16-warp blocks; at 4 elements 3 x 132); rows that take more alone and
+  // one round in pairs run two rows per warp (below).
   const std::int64_t round6144 = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 6144, 16);
   REQUIRE(round6144 == 2 * 132 * 16);
-  const std::int64_t round6144_4 = macko::x_shared_resident_rows(kH100, macko::kH100Rules, 6144, 16, 4);
-  REQUIRE(round6144_4 == 3 * 132 * 16);
-  for (const auto& [r, c] : {std::pair<std::int64_t, std::int64_t>{1024, 4096},
-                             {2048, 6144},
-                             {round6144, 6144},
-                             {round6144_4 + 1, 7000},
-                             {7040, 7104}})
-    CHECK(pick(r, c, 0.1) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
+  REQUIRE(macko::x_shared_resident_rows(kH100, macko::kH100Rules, 6144, 16, 4) == 3 * 132 * 16);
   for (const auto& [r, c] :
-       {std::pair<std::int64_t, std::int64_t>{round6144 + 1, 6144}, {5120, 5120}, {round6144_4, 6400}})
-    CHECK(pick(r, c, 0.1) == macko::Schedule{.lane_elems = 4, .x_shared = true, .warps_per_block = 16});
-  const macko::Plan two_rounds = macko::plan_schedule(shape(6656, 6912, 0.1), kH100);
-  CHECK(two_rounds.why.back().find("6656 rows in 2 rounds of the grid's 4224, as at 4 elements (6336)") !=
-        std::string::npos);
+       {std::pair<std::int64_t, std::int64_t>{1024, 4096}, {2048, 6144}, {round6144, 6144}})
+    CHECK(pick(r, c, 0.1) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
+  const macko::Plan one_round = macko::plan_schedule(shape(round6144, 6144, 0.1), kH100);
+  CHECK(one_round.why.back().find("4224 rows in one round of the grid's 4224") != std::string::npos);
+  // cols >= rows, rows that take one round of the grid in pairs and more alone (4225-8448 rows at
+  // 16-warp blocks), of <= 2048 nonzeros: two rows per warp, x in shared memory, 16-warp blocks, at
+  // any density and either delta width.
+  const macko::Schedule pairs{.row_lanes = 16, .x_shared = true, .warps_per_block = 16};
+  for (const auto& [r, c, d] : {std::tuple<std::int64_t, std::int64_t, double>{round6144 + 1, 6144, 0.1},
+                                {5120, 5120, 0.1},
+                                {7040, 7104, 0.05},
+                                {2 * round6144, 8448, 0.2},
+                                {8192, 22016, 0.05},
+                                {5120, 5120, 0.4}}) {
+    INFO(r << " x " << c << " at d = " << d);
+    CHECK(pick(r, c, d) == pairs);
+    CHECK(pick(r, c, d, 1, 8) == pairs);
+  }
+  const macko::Plan in_pairs = macko::plan_schedule(shape(5120, 5120, 0.1), kH100);
+  CHECK(
+      in_pairs.why.back().find("rows of 512 <= 2048 nonzeros: 5120 rows take one round of the grid's 4224 in "
+                               "pairs, 2 alone") != std::string::npos);
+  CHECK(pick(2 * round6144 + 1, 8450, 0.1).row_lanes == 32);  // two rounds in pairs
+  CHECK(pick(round6144, 8192, 0.1).row_lanes == 32);          // one round alone
+  CHECK(pick(5120, 5120, 0.41).row_lanes == 32);              // 2099 nonzeros per row
+  CHECK(pick(8192, 22016, 0.1).row_lanes == 32);              // 2202
+  CHECK(pick(12288, 12288, 0.05).row_lanes == 32);            // three rounds alone, two in pairs
+  CHECK(pick(8000, 7999, 0.05).row_lanes == 16);              // tall: the tall two-rows rule
   CHECK(pick(1024, 4096, 0.2) ==
         macko::Schedule{.x_shared = true, .warps_per_block = 16});  // above low density
   // cols >= rows: rows split over two warps when the grid's last round of rows is less than half full

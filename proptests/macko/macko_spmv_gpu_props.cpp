@@ -198,6 +198,9 @@ TEST_CASE("the policy's device facts are this device's", "[gpu][macko]") {
   // The registers the rules count with are the compiled kernels', at 8 and at 4 elements per lane.
   CHECK(gpu::macko_x_shared_kernel_registers() == r.x_shared_kernel_registers);
   CHECK(gpu::macko_x_shared_kernel_registers(4) == r.x_shared_kernel_registers_elems4);
+  INFO("two rows per warp: " << gpu::macko_x_shared_kernel_registers(macko::kElemsPerLane,
+                                                                     macko::kWarpLanes / 2)
+                             << " registers");
   // The host occupancy rules give the runtime's answer for the kernels the policy plans with.
   for (const int elems : {macko::kElemsPerLane, 4})
     for (const int wpb : {1, 2, 4, 8, 12, 16, 24, 32})
@@ -206,6 +209,10 @@ TEST_CASE("the policy's device facts are this device's", "[gpu][macko]") {
         INFO(elems << " elements per lane, " << wpb << " warps per block, " << cols << " columns");
         CHECK(macko::x_shared_blocks_per_sm(d, r, cols, wpb, elems) ==
               gpu::macko_x_shared_resident_blocks(wpb, cols, elems));
+        // Two rows per warp (8 elements): the policy counts the one-row kernel's blocks for pairs.
+        if (elems == macko::kElemsPerLane)
+          CHECK(macko::x_shared_blocks_per_sm(d, r, cols, wpb) ==
+                gpu::macko_x_shared_resident_blocks(wpb, cols, elems, macko::kWarpLanes / 2));
       }
   // A known GPU's table entry is what the device reports.
   for (const KnownGpu& g : kKnownGpus)

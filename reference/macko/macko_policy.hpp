@@ -44,6 +44,12 @@ struct Rules {
   // where pairs' longer rows passed 1280 (docs/macko-schedule.md, `two-rows`).
   double two_rows_min_group_saving = 0.15;
   std::int64_t two_rows_groups_max_cols = 8704;
+  // Where cols >= rows, rows of at most this many nonzeros run two rows per warp where pairs take one
+  // round of the persistent grid and rows alone more (4225-8448 rows at 16-warp blocks on an H100).
+  // Two rows were faster in all 30 such cases fitted (0.7-16 %, up to 2035 nonzeros; 8192 x 22016
+  // lost 1 % at 2202) and in 25 of 26 held out; where pairs take two rounds against three (9216²,
+  // 10240², 12288²) they mostly lost (docs/macko-schedule.md, `two-rows-one-round`).
+  double two_rows_one_round_max_nnz = 2048;
   // Where cols >= rows, rows are split over two warps when the persistent grid's last round is less
   // than split_tail full and each half row keeps split_min_warp_nnz nonzeros.
   double split_tail = 0.5;
@@ -270,6 +276,15 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
   const double group_saving = wide_deltas ? 0.0 : two_rows_group_saving(row_elems, m.delta_bits);
   const bool saves_groups =
       m.cols <= r.two_rows_groups_max_cols && group_saving >= r.two_rows_min_group_saving;
+  // Rounds of the persistent grid (x in shared memory) that `units` warps' worth of rows take.
+  auto rounds_of = [](std::int64_t units, std::int64_t per_round) {
+    return per_round > 0 ? (units + per_round - 1) / per_round : std::int64_t{0};
+  };
+  const std::int64_t round8 = x_shared_resident_rows(d, r, m.cols, blocks_for_x());
+  const std::int64_t rounds8 = rounds_of(m.rows, round8);
+  const bool one_round_in_pairs = !tall && m.cols <= r.x_shared_max_cols && rounds8 > 1 &&
+                                  rounds_of((m.rows + 1) / 2, round8) == 1 &&
+                                  row_nnz <= r.two_rows_one_round_max_nnz;
   if (tall && m.cols <= r.tall_max_cols && (short_rows || saves_groups)) {
     s.x_shared = true;
     s.row_lanes = kWarpLanes / 2;
@@ -280,6 +295,15 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
                                 : num(std::round(row_elems)) + " stored elements, " +
                                       num(std::round(group_saving * 100)) + " % fewer load groups in pairs") +
                     ": two rows per warp, x in shared memory, 4-warp blocks");
+  } else if (one_round_in_pairs) {
+    s.x_shared = true;
+    s.row_lanes = kWarpLanes / 2;
+    s.warps_per_block = blocks_for_x();
+    p.why.push_back("cols >= rows, rows of " + num(std::round(row_nnz)) +
+                    " <= " + num(r.two_rows_one_round_max_nnz) + " nonzeros: " + std::to_string(m.rows) +
+                    " rows take one round of the grid's " + std::to_string(round8) + " in pairs, " +
+                    std::to_string(rounds8) + " alone: two rows per warp, x in shared memory, " +
+                    std::to_string(s.warps_per_block) + "-warp blocks");
   } else {
     const bool low = m.density <= r.low_density;
     // From shared memory a gather costs its bank conflicts, not L1 lines, so there the 4-element walk
@@ -290,11 +314,9 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     // more rounds of the persistent grid than at 4 elements per lane. The 4-element kernel, at fewer
     // registers, holds three blocks per SM to the 8-element kernel's two: where that saves a round
     // (4608-6144 rows) 4 elements won, where both take two rounds (6400-7040 rows) 8 did, by
-    // 0.7-12.7 %.
-    const std::int64_t round8 = x_shared_resident_rows(d, r, m.cols, blocks_for_x());
+    // 0.7-12.7 %. Those rows (4225-8448 on an H100) now run two rows per warp, one round, above.
     const std::int64_t round4 = x_shared_resident_rows(d, r, m.cols, blocks_for_x(), 4);
-    const std::int64_t rounds8 = round8 > 0 ? (m.rows + round8 - 1) / round8 : 0;
-    const std::int64_t rounds4 = round4 > 0 ? (m.rows + round4 - 1) / round4 : 0;
+    const std::int64_t rounds4 = rounds_of(m.rows, round4);
     const bool wide_cols = m.cols >= r.low_min_cols;
     const bool rounds_as_4 = m.cols >= m.rows && rounds8 > 0 && rounds8 <= rounds4;
     const bool low_x_shared = low && m.cols <= r.x_shared_max_cols && (wide_cols || tall || rounds_as_4);

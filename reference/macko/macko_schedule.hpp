@@ -166,13 +166,15 @@ inline constexpr CompiledVariant kCompiledVariants[] = {
     {{.row_splits = 2}, k4BitDeltas},  // wide matrices whose x is too wide for shared memory
     // One vector, x staged in shared memory.
     {{.x_shared = true}, k4BitDeltas | delta_bit(8)},
-    {{.lane_elems = 4, .x_shared = true}, k4BitDeltas},    // low density, a round fewer
+    // Low density, a round fewer than at 8 elements: the rows where that happened (4225-6336 on an
+    // H100) take one round in pairs, which ran as fast or faster (docs/macko-schedule.md).
+    {{.lane_elems = 4, .x_shared = true}, k4BitDeltas, kSweepOnly},
     {{.row_splits = 2, .x_shared = true}, k4BitDeltas},    // a short last round of long rows
     {{.x_shared = true, .x_swizzle = true}, k4BitDeltas},  // the same three for N:M rows, swizzled
-    {{.lane_elems = 4, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
+    {{.lane_elems = 4, .x_shared = true, .x_swizzle = true}, k4BitDeltas, kSweepOnly},
     {{.row_splits = 2, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
     {{.row_lanes = 16, .x_shared = true},
-     k4BitDeltas | delta_bit(8)},       // short rows on tall matrices: two rows per warp
+     k4BitDeltas | delta_bit(8)},       // short rows on tall matrices, or a round fewer: two rows per warp
     {{.grid_splits = 2}, k4BitDeltas},  // few long rows: each row over many warps of the grid
     // Batches of 2, 4 and 8 vectors.
     {{.x_shared = true, .batch = 2}, k4BitDeltas},
