@@ -21,8 +21,7 @@ namespace warpsparse::macko {
 struct Rules {
   const char* measured_on = "NVIDIA H100 80GB HBM3";
   // At or below this density x goes to shared memory at 8 elements per lane from low_min_cols columns
-  // on, and below them on tall matrices and where the rows take no more rounds of the grid than at 4
-  // elements; elsewhere lanes take 4.
+  // on, and below them on tall matrices and within one round of the grid; elsewhere lanes take 4.
   double low_density = 0.15;
   // The widest x staged in shared memory at batch 1 (96 KiB of fp16: two blocks per SM).
   std::int64_t x_shared_max_cols = 49152;
@@ -63,7 +62,9 @@ struct Rules {
   // elements per lane, x in shared memory, 32-bit offsets) in this build for sm_90; a GPU test checks
   // it against the compiled kernel.
   int x_shared_kernel_registers = 49;
-  // The same kernel at 4 elements per lane (the GPU test checks it too).
+  // The same kernel at 4 elements per lane (the GPU test checks it too). No rule counts its rounds
+  // since two rows per warp took the rows where it saved one; x_shared_resident_rows still gives them,
+  // for the measurements that part the two kernels (docs/macko-schedule.md, `low-density-x-shared`).
   int x_shared_kernel_registers_elems4 = 40;
   // Few long rows: a row of at least grid_split_min_row_units split units (macko::kSplitUnit
   // elements) is cut over the warps of the grid (Schedule::grid_splits), as many as give
@@ -285,41 +286,39 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
   const bool one_round_in_pairs = !tall && m.cols <= r.x_shared_max_cols && rounds8 > 1 &&
                                   rounds_of((m.rows + 1) / 2, round8) == 1 &&
                                   row_nnz <= r.two_rows_one_round_max_nnz;
-  if (tall && m.cols <= r.tall_max_cols && (short_rows || saves_groups)) {
-    s.x_shared = true;
-    s.row_lanes = kWarpLanes / 2;
-    s.warps_per_block = 4;
-    p.why.push_back("tall, <= " + std::to_string(short_rows ? r.tall_max_cols : r.two_rows_groups_max_cols) +
-                    " columns, rows of " +
-                    (short_rows ? num(std::round(row_nnz)) + " <= " + num(two_rows_max) + " nonzeros"
-                                : num(std::round(row_elems)) + " stored elements, " +
-                                      num(std::round(group_saving * 100)) + " % fewer load groups in pairs") +
-                    ": two rows per warp, x in shared memory, 4-warp blocks");
-  } else if (one_round_in_pairs) {
+  const bool tall_pairs = tall && m.cols <= r.tall_max_cols && (short_rows || saves_groups);
+  if (tall_pairs || one_round_in_pairs) {
+    // Two rows per warp, x in shared memory; these tall matrices take 4-warp blocks (blocks_for_x).
     s.x_shared = true;
     s.row_lanes = kWarpLanes / 2;
     s.warps_per_block = blocks_for_x();
-    p.why.push_back("cols >= rows, rows of " + num(std::round(row_nnz)) +
-                    " <= " + num(r.two_rows_one_round_max_nnz) + " nonzeros: " + std::to_string(m.rows) +
-                    " rows take one round of the grid's " + std::to_string(round8) + " in pairs, " +
-                    std::to_string(rounds8) + " alone: two rows per warp, x in shared memory, " +
-                    std::to_string(s.warps_per_block) + "-warp blocks");
+    const std::string where =
+        tall_pairs
+            ? "tall, <= " + std::to_string(short_rows ? r.tall_max_cols : r.two_rows_groups_max_cols) +
+                  " columns, rows of " +
+                  (short_rows ? num(std::round(row_nnz)) + " <= " + num(two_rows_max) + " nonzeros"
+                              : num(std::round(row_elems)) + " stored elements, " +
+                                    num(std::round(group_saving * 100)) + " % fewer load groups in pairs")
+            : "cols >= rows, rows of " + num(std::round(row_nnz)) +
+                  " <= " + num(r.two_rows_one_round_max_nnz) + " nonzeros: " + std::to_string(m.rows) +
+                  " rows take one round of the grid's " + std::to_string(round8) + " in pairs, " +
+                  std::to_string(rounds8) + " alone";
+    p.why.push_back(where + ": two rows per warp, x in shared memory, " + std::to_string(s.warps_per_block) +
+                    "-warp blocks");
   } else {
     const bool low = m.density <= r.low_density;
     // From shared memory a gather costs its bank conflicts, not L1 lines, so there the 4-element walk
     // saves nothing and keeps its extra scan per 128 elements: low-density x in shared memory walks
     // 8 elements, long rows and square-ish alike (docs/macko-schedule.md).
     // Under low_min_cols columns the same holds on tall matrices whose rows the two-rows rule leaves
-    // (14-24 % faster than x through L1 at 4 elements), and where cols >= rows and the rows take no
-    // more rounds of the persistent grid than at 4 elements per lane. The 4-element kernel, at fewer
-    // registers, holds three blocks per SM to the 8-element kernel's two: where that saves a round
-    // (4608-6144 rows) 4 elements won, where both take two rounds (6400-7040 rows) 8 did, by
-    // 0.7-12.7 %. Those rows (4225-8448 on an H100) now run two rows per warp, one round, above.
-    const std::int64_t round4 = x_shared_resident_rows(d, r, m.cols, blocks_for_x(), 4);
-    const std::int64_t rounds4 = rounds_of(m.rows, round4);
+    // (14-24 % faster than x through L1 at 4 elements), and where cols >= rows and the rows fit one
+    // round of the persistent grid. The rows past that round took 4 elements (whose kernel holds
+    // three blocks per SM to two, a round fewer at 4225-6336 rows) until pairs took them in one
+    // round (two-rows-one-round, above): as fast or faster, so no rows under 7168 columns reach here
+    // past one round at low density.
     const bool wide_cols = m.cols >= r.low_min_cols;
-    const bool rounds_as_4 = m.cols >= m.rows && rounds8 > 0 && rounds8 <= rounds4;
-    const bool low_x_shared = low && m.cols <= r.x_shared_max_cols && (wide_cols || tall || rounds_as_4);
+    const bool one_round = m.cols >= m.rows && rounds8 == 1;
+    const bool low_x_shared = low && m.cols <= r.x_shared_max_cols && (wide_cols || tall || one_round);
     if (low && !wide_deltas && !low_x_shared) {
       s.lane_elems = 4;
       p.why.push_back("density <= " + num(r.low_density) + ": 4 elements per lane");
@@ -332,11 +331,8 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
         where = std::to_string(r.low_min_cols) + "-" + std::to_string(r.x_shared_max_cols) + " columns";
       else if (tall)
         where = "tall, under " + std::to_string(r.low_min_cols) + " columns";
-      else if (rounds8 == 1)
-        where = std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(round8);
       else
-        where = std::to_string(m.rows) + " rows in " + std::to_string(rounds8) + " rounds of the grid's " +
-                std::to_string(round8) + ", as at 4 elements (" + std::to_string(round4) + ")";
+        where = std::to_string(m.rows) + " rows in one round of the grid's " + std::to_string(round8);
       p.why.push_back("low density, " + where + ": x in shared memory, " + std::to_string(s.warps_per_block) +
                       "-warp blocks, " + std::to_string(s.lane_elems) + " elements per lane");
     } else if (m.cols <= r.x_shared_max_cols && (m.cols >= m.rows || s.lane_elems == kElemsPerLane)) {
