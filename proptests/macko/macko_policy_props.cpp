@@ -228,29 +228,39 @@ TEST_CASE("the rules, one by one (H100)") {
     CHECK(pick(r, c, 0.1) == macko::Schedule{.x_shared = true, .warps_per_block = 16});
   const macko::Plan one_round = macko::plan_schedule(shape(round6144, 6144, 0.1), kH100);
   CHECK(one_round.why.back().find("4224 rows in one round of the grid's 4224") != std::string::npos);
-  // cols >= rows, rows that take one round of the grid in pairs and more alone (4225-8448 rows at
-  // 16-warp blocks), of <= 2048 nonzeros: two rows per warp, x in shared memory, 16-warp blocks, at
-  // any density and either delta width.
+  // cols >= rows, rows that take half the rounds of the grid in pairs that they take alone (one
+  // against two: 4225-8448 rows at 16-warp blocks; two against four: 12673-16896; three against six),
+  // of <= 2048 nonzeros: two rows per warp, x in shared memory, 16-warp blocks, at any density and
+  // either delta width.
   const macko::Schedule pairs{.row_lanes = 16, .x_shared = true, .warps_per_block = 16};
   for (const auto& [r, c, d] : {std::tuple<std::int64_t, std::int64_t, double>{round6144 + 1, 6144, 0.1},
                                 {5120, 5120, 0.1},
                                 {7040, 7104, 0.05},
                                 {2 * round6144, 8448, 0.2},
                                 {8192, 22016, 0.05},
-                                {5120, 5120, 0.4}}) {
+                                {5120, 5120, 0.4},
+                                {3 * round6144 + 1, 12800, 0.1},
+                                {14336, 14336, 0.05},
+                                {4 * round6144, 16896, 0.12},
+                                {24576, 24576, 0.05}}) {
     INFO(r << " x " << c << " at d = " << d);
     CHECK(pick(r, c, d) == pairs);
     CHECK(pick(r, c, d, 1, 8) == pairs);
   }
   const macko::Plan in_pairs = macko::plan_schedule(shape(5120, 5120, 0.1), kH100);
-  CHECK(
-      in_pairs.why.back().find("rows of 512 <= 2048 nonzeros: 5120 rows take one round of the grid's 4224 in "
-                               "pairs, 2 alone") != std::string::npos);
+  CHECK(in_pairs.why.back().find("rows of 512 <= 2048 nonzeros: 5120 rows take 1 round of the grid's 4224 in "
+                                 "pairs, 2 alone") != std::string::npos);
+  CHECK(macko::plan_schedule(shape(14336, 14336, 0.05), kH100)
+            .why.back()
+            .find("14336 rows take 2 rounds of the grid's 4224 in pairs, 4 alone") != std::string::npos);
   CHECK(pick(2 * round6144 + 1, 8450, 0.1).row_lanes == 32);  // two rounds in pairs
   CHECK(pick(round6144, 8192, 0.1).row_lanes == 32);          // one round alone
   CHECK(pick(5120, 5120, 0.41).row_lanes == 32);              // 2099 nonzeros per row
   CHECK(pick(8192, 22016, 0.1).row_lanes == 32);              // 2202
   CHECK(pick(12288, 12288, 0.05).row_lanes == 32);            // three rounds alone, two in pairs
+  CHECK(pick(3 * round6144, 12672, 0.05).row_lanes == 32);    // the same at exactly three rounds
+  CHECK(pick(4 * round6144 + 1, 16897, 0.05).row_lanes == 32);  // five alone, three in pairs
+  CHECK(pick(14336, 14336, 0.15).row_lanes == 32);              // 2150 nonzeros per row
   CHECK(pick(8000, 7999, 0.05).row_lanes == 16);              // tall: the tall two-rows rule
   CHECK(pick(1024, 4096, 0.2) ==
         macko::Schedule{.x_shared = true, .warps_per_block = 16});  // above low density

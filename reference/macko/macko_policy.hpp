@@ -43,12 +43,16 @@ struct Rules {
   // where pairs' longer rows passed 1280 (docs/macko-schedule.md, `two-rows`).
   double two_rows_min_group_saving = 0.15;
   std::int64_t two_rows_groups_max_cols = 8704;
-  // Where cols >= rows, rows of at most this many nonzeros run two rows per warp where pairs take one
-  // round of the persistent grid and rows alone more (4225-8448 rows at 16-warp blocks on an H100).
-  // Two rows were faster in all 30 such cases fitted (0.7-16 %, up to 2035 nonzeros; 8192 x 22016
-  // lost 1 % at 2202) and in 25 of 26 held out; where pairs take two rounds against three (9216²,
-  // 10240², 12288²) they mostly lost (docs/macko-schedule.md, `two-rows-one-round`).
-  double two_rows_one_round_max_nnz = 2048;
+  // Where cols >= rows, rows of at most this many nonzeros run two rows per warp where pairs take half
+  // the rounds of the persistent grid that rows alone take (one against two: 4225-8448 rows at
+  // 16-warp blocks on an H100 or H200; two against four: 12673-16896): there the balanced grid
+  // launches as many warps for pairs as for single rows. On the H100 two rows were faster in all 30
+  // fitted cases of one round against two (0.7-16 %; 8192 x 22016 lost 1 % at 2202 nonzeros) and
+  // 14336² won at two against four; on an H200 in all 25 cases of two against four and three against
+  // six, and in 10 of 11 changed picks out of sample. Where pairs take two rounds against three
+  // (9216², 10240², 12288²), fewer warps, they mostly lost (docs/macko-schedule.md,
+  // `two-rows-half-rounds`).
+  double two_rows_half_rounds_max_nnz = 2048;
   // Where cols >= rows, rows are split over two warps when the persistent grid's last round is less
   // than split_tail full and each half row keeps split_min_warp_nnz nonzeros.
   double split_tail = 0.5;
@@ -283,11 +287,11 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
   };
   const std::int64_t round8 = x_shared_resident_rows(d, r, m.cols, blocks_for_x());
   const std::int64_t rounds8 = rounds_of(m.rows, round8);
-  const bool one_round_in_pairs = !tall && m.cols <= r.x_shared_max_cols && rounds8 > 1 &&
-                                  rounds_of((m.rows + 1) / 2, round8) == 1 &&
-                                  row_nnz <= r.two_rows_one_round_max_nnz;
+  const std::int64_t pair_rounds8 = rounds_of((m.rows + 1) / 2, round8);
+  const bool half_rounds_in_pairs = !tall && m.cols <= r.x_shared_max_cols && rounds8 > 1 &&
+                                    2 * pair_rounds8 == rounds8 && row_nnz <= r.two_rows_half_rounds_max_nnz;
   const bool tall_pairs = tall && m.cols <= r.tall_max_cols && (short_rows || saves_groups);
-  if (tall_pairs || one_round_in_pairs) {
+  if (tall_pairs || half_rounds_in_pairs) {
     // Two rows per warp, x in shared memory; these tall matrices take 4-warp blocks (blocks_for_x).
     s.x_shared = true;
     s.row_lanes = kWarpLanes / 2;
@@ -300,9 +304,10 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
                               : num(std::round(row_elems)) + " stored elements, " +
                                     num(std::round(group_saving * 100)) + " % fewer load groups in pairs")
             : "cols >= rows, rows of " + num(std::round(row_nnz)) +
-                  " <= " + num(r.two_rows_one_round_max_nnz) + " nonzeros: " + std::to_string(m.rows) +
-                  " rows take one round of the grid's " + std::to_string(round8) + " in pairs, " +
-                  std::to_string(rounds8) + " alone";
+                  " <= " + num(r.two_rows_half_rounds_max_nnz) + " nonzeros: " + std::to_string(m.rows) +
+                  " rows take " + std::to_string(pair_rounds8) + " round" + (pair_rounds8 > 1 ? "s" : "") +
+                  " of the grid's " + std::to_string(round8) + " in pairs, " + std::to_string(rounds8) +
+                  " alone";
     p.why.push_back(where + ": two rows per warp, x in shared memory, " + std::to_string(s.warps_per_block) +
                     "-warp blocks");
   } else {
@@ -314,7 +319,7 @@ inline Plan plan_rules(const MatrixStats& m, const DeviceFacts& d, int batch) {
     // (14-24 % faster than x through L1 at 4 elements), and where cols >= rows and the rows fit one
     // round of the persistent grid. The rows past that round took 4 elements (whose kernel holds
     // three blocks per SM to two, a round fewer at 4225-6336 rows) until pairs took them in one
-    // round (two-rows-one-round, above): as fast or faster, so no rows under 7168 columns reach here
+    // round (two-rows-half-rounds, above): as fast or faster, so no rows under 7168 columns reach here
     // past one round at low density.
     const bool wide_cols = m.cols >= r.low_min_cols;
     const bool one_round = m.cols >= m.rows && rounds8 == 1;
