@@ -173,8 +173,8 @@ inline constexpr CompiledVariant kCompiledVariants[] = {
     {{.x_shared = true, .x_swizzle = true}, k4BitDeltas},  // the same three for N:M rows, swizzled
     {{.lane_elems = 4, .x_shared = true, .x_swizzle = true}, k4BitDeltas, kSweepOnly},
     {{.row_splits = 2, .x_shared = true, .x_swizzle = true}, k4BitDeltas},
-    {{.row_lanes = 16, .x_shared = true},
-     k4BitDeltas | delta_bit(8)},       // short rows on tall matrices, or a round fewer: two rows per warp
+    // Two rows per warp: short rows on tall matrices, or where pairs take half the grid's rounds.
+    {{.row_lanes = 16, .x_shared = true}, k4BitDeltas | delta_bit(8)},
     {{.grid_splits = 2}, k4BitDeltas},  // few long rows: each row over many warps of the grid
     // Batches of 2, 4 and 8 vectors.
     {{.x_shared = true, .batch = 2}, k4BitDeltas},
